@@ -1,0 +1,50 @@
+import { randomUUID } from "node:crypto";
+import type { SignInBody, SignUpBody } from "@app/contracts";
+import { isUniqueViolation, type PrismaClient, type User } from "@app/db";
+import { AppError } from "@app/http-kit";
+import { hashPassword, verifyPassword } from "./passwords.js";
+
+const CREDENTIAL = "credential";
+
+/**
+ * Email-and-password accounts. The password hash lives on an account row (provider
+ * "credential"), never on the user. Unknown email and wrong password fail identically.
+ */
+export class Accounts {
+  readonly #db: PrismaClient;
+
+  constructor(deps: { prisma: PrismaClient }) {
+    this.#db = deps.prisma;
+  }
+
+  /** Creates a user with a credential account; `email_taken` (409) when the email is in use. */
+  async signUp(input: SignUpBody): Promise<User> {
+    const passwordHash = await hashPassword(input.password);
+    const id = randomUUID();
+    try {
+      return await this.#db.user.create({
+        data: {
+          id,
+          email: input.email,
+          name: input.name,
+          accounts: { create: { id: randomUUID(), providerId: CREDENTIAL, accountId: input.email, passwordHash } },
+        },
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError("email_taken", "an account with this email already exists");
+      throw error;
+    }
+  }
+
+  /** Checks credentials; `invalid_credentials` (401) for an unknown email or a wrong password alike. */
+  async signIn(input: SignInBody): Promise<User> {
+    const user = await this.#db.user.findUnique({
+      where: { email: input.email },
+      include: { accounts: { where: { providerId: CREDENTIAL }, take: 1 } },
+    });
+    const ok = await verifyPassword(user?.accounts[0]?.passwordHash, input.password);
+    if (!user || !ok) throw new AppError("invalid_credentials", "invalid email or password");
+    const { accounts: _omit, ...plain } = user;
+    return plain;
+  }
+}

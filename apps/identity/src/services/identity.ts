@@ -1,0 +1,88 @@
+import type { SignInBody, SignUpBody } from "@app/contracts";
+import type { PrismaClient, Session, User } from "@app/db";
+import type { Logger } from "pino";
+import { Accounts } from "./accounts.js";
+import { KeySet, type PublicJwk } from "./key-set.js";
+import { type SessionMeta, Sessions } from "./sessions.js";
+import { issueToken } from "./tokens.js";
+
+/** Settings the identity flows need. */
+export interface IdentitySettings {
+  authSecret: string;
+  issuer: string;
+  audience: string;
+  sessionTtlMs: number;
+}
+
+/** A signed-in session: the cookie value to set and the public view. */
+export interface SignedIn {
+  token: string;
+  session: Session;
+  user: User;
+}
+
+/** Result of get-session: the session, its user, the fresh JWT, and a cookie to re-set if it slid. */
+export interface SessionWithJwt {
+  session: Session;
+  user: User;
+  jwt: string;
+  /** Set when the expiry slid: the cookie must be written again with the new expiry. */
+  renewedToken?: string;
+}
+
+/**
+ * The identity flows the routes call: sign-up, sign-in, get-session (JWT issuance), sign-out
+ * and the public key set. No `req`/`res` here.
+ */
+export class IdentityService {
+  readonly accounts: Accounts;
+  readonly sessions: Sessions;
+  readonly keys: KeySet;
+  readonly #settings: IdentitySettings;
+  readonly #now: () => number;
+
+  constructor(deps: { prisma: PrismaClient; logger: Logger; settings: IdentitySettings; now?: () => number }) {
+    this.#now = deps.now ?? Date.now;
+    this.#settings = deps.settings;
+    this.accounts = new Accounts({ prisma: deps.prisma });
+    this.sessions = new Sessions({ prisma: deps.prisma, ttlMs: deps.settings.sessionTtlMs, now: this.#now });
+    this.keys = new KeySet({ prisma: deps.prisma, authSecret: deps.settings.authSecret, logger: deps.logger, now: this.#now });
+  }
+
+  async signUp(input: SignUpBody, meta: SessionMeta): Promise<SignedIn> {
+    const user = await this.accounts.signUp(input);
+    const { token, session } = await this.sessions.create(user.id, meta);
+    return { token, session, user };
+  }
+
+  async signIn(input: SignInBody, meta: SessionMeta): Promise<SignedIn> {
+    const user = await this.accounts.signIn(input);
+    const { token, session } = await this.sessions.create(user.id, meta);
+    return { token, session, user };
+  }
+
+  /** Validates the cookie value and issues a JWT; undefined without a live session (no JWT then). */
+  async getSession(cookieToken: string | undefined): Promise<SessionWithJwt | undefined> {
+    const active = await this.sessions.validate(cookieToken);
+    if (!active) return undefined;
+    const { signing } = await this.keys.view();
+    const jwt = await issueToken(active.user, signing, {
+      issuer: this.#settings.issuer,
+      audience: this.#settings.audience,
+      now: this.#now,
+    });
+    const result: SessionWithJwt = { session: active.session, user: active.user, jwt };
+    if (active.refreshed && cookieToken) result.renewedToken = cookieToken;
+    return result;
+  }
+
+  async signOut(cookieToken: string | undefined): Promise<void> {
+    await this.sessions.revoke(cookieToken);
+  }
+
+  /** The public keys to serve at /api/auth/jwks. */
+  async publicKeys(): Promise<PublicJwk[]> {
+    const { published } = await this.keys.view();
+    return published.map((k) => k.publicJwk);
+  }
+}

@@ -1,0 +1,171 @@
+import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID } from "node:crypto";
+import { JWT_LIFETIME_SECONDS } from "@app/contracts";
+import type { Jwks, PrismaClient } from "@app/db";
+import type { Logger } from "pino";
+import { SecretBox } from "./secret-box.js";
+
+/** Signing algorithm of every key. */
+export const KEY_ALG = "EdDSA";
+/** A superseded key stays published for one token lifetime plus this skew, then drops out. */
+export const ROTATION_SKEW_MS = 5 * 60 * 1000;
+/** Advisory-lock key that serialises key creation across identity instances. */
+const KEY_CREATION_LOCK = 0x6a776b73; // "jwks"
+
+/** The public half of a key as served by GET /api/auth/jwks. */
+export interface PublicJwk {
+  kty: string;
+  crv: string;
+  x: string;
+  kid: string;
+  alg: string;
+  use: "sig";
+}
+
+/** A usable key: the current AUTH_SECRET decrypts it. */
+export interface UsableKey {
+  kid: string;
+  createdAt: Date;
+  publicJwk: PublicJwk;
+  privateKey: KeyObject;
+}
+
+/** What get-session and the JWKS route need from one read of the jwks table. */
+export interface KeySetView {
+  /** The newest usable key: the one that signs. */
+  signing: UsableKey;
+  /** The keys to publish: usable and not superseded for longer than a token lifetime. */
+  published: UsableKey[];
+}
+
+function newKeyRow(box: SecretBox, now: Date) {
+  const kid = randomUUID();
+  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+  const jwk = publicKey.export({ format: "jwk" });
+  const publicJwk: PublicJwk = { kty: "OKP", crv: "Ed25519", x: String(jwk.x), kid, alg: KEY_ALG, use: "sig" };
+  const pem = privateKey.export({ format: "pem", type: "pkcs8" }).toString();
+  return { id: kid, alg: KEY_ALG, publicKey: JSON.stringify(publicJwk), privateKey: box.seal(pem, kid), createdAt: now };
+}
+
+/**
+ * The signing key set, persisted in the jwks table with private keys sealed under AUTH_SECRET.
+ * Every call reads the table once, so all identity instances agree; decrypted keys are cached
+ * by kid. Rows the current secret cannot open (AUTH_SECRET changed) are retired: never served,
+ * never used, and a fresh key is made so get-session keeps working.
+ */
+export class KeySet {
+  readonly #db: PrismaClient;
+  readonly #box: SecretBox;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  /** kid → decrypted key, or null when this secret cannot open the row. */
+  readonly #opened = new Map<string, UsableKey | null>();
+
+  constructor(deps: { prisma: PrismaClient; authSecret: string; logger: Logger; now?: () => number }) {
+    this.#db = deps.prisma;
+    this.#box = new SecretBox(deps.authSecret);
+    this.#log = deps.logger;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  /** Reads the key set (one query in the steady state), repairing it when needed. */
+  async view(): Promise<KeySetView> {
+    const rows = await this.#db.jwks.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
+    const view = await this.#classify(rows);
+    if (view) return view;
+    return this.#repair();
+  }
+
+  /** Makes a new signing key now (rotation). The previous key stays published for the overlap. */
+  async rotate(): Promise<UsableKey> {
+    const row = await this.#db.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });
+    this.#log.info({ kid: row.id }, "signing key rotated");
+    return this.#open(row) as UsableKey;
+  }
+
+  /** Marks superseded keys whose overlap has passed as retired. Returns how many. */
+  async retireExpired(): Promise<number> {
+    const rows = await this.#db.jwks.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
+    const usable = rows.map((r) => this.#open(r)).filter((k): k is UsableKey => k !== null);
+    const keep = new Set(this.#publishable(usable).map((k) => k.kid));
+    const drop = usable.filter((k) => !keep.has(k.kid)).map((k) => k.kid);
+    if (!drop.length) return 0;
+    const { count } = await this.#db.jwks.updateMany({
+      where: { id: { in: drop }, retiredAt: null },
+      data: { retiredAt: new Date(this.#now()) },
+    });
+    return count;
+  }
+
+  async #classify(rows: Jwks[]): Promise<KeySetView | undefined> {
+    const usable: UsableKey[] = [];
+    const unreadable: string[] = [];
+    for (const row of rows) {
+      const key = this.#open(row);
+      if (key) usable.push(key);
+      else unreadable.push(row.id);
+    }
+    if (unreadable.length) await this.#retire(unreadable);
+    const [signing] = usable;
+    if (!signing) return undefined;
+    return { signing, published: this.#publishable(usable) };
+  }
+
+  /** usable is newest first; a key superseded longer than a token lifetime (+skew) ago is not published. */
+  #publishable(usable: UsableKey[]): UsableKey[] {
+    const overlapMs = JWT_LIFETIME_SECONDS * 1000 + ROTATION_SKEW_MS;
+    const now = this.#now();
+    return usable.filter((_key, i) => {
+      const successor = usable[i - 1];
+      return !successor || now < successor.createdAt.getTime() + overlapMs;
+    });
+  }
+
+  async #retire(kids: string[]): Promise<void> {
+    const { count } = await this.#db.jwks.updateMany({
+      where: { id: { in: kids }, retiredAt: null },
+      data: { retiredAt: new Date(this.#now()) },
+    });
+    if (count) this.#log.warn({ kids, count }, "retired signing keys that AUTH_SECRET no longer decrypts; earlier JWTs are invalid");
+  }
+
+  /** Creates the first usable key under an advisory lock, so racing instances make exactly one. */
+  async #repair(): Promise<KeySetView> {
+    await this.#db.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_CREATION_LOCK})`;
+        const rows = await tx.jwks.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
+        if (rows.some((r) => this.#open(r))) return;
+        const stale = rows.map((r) => r.id);
+        if (stale.length) await tx.jwks.updateMany({ where: { id: { in: stale } }, data: { retiredAt: new Date(this.#now()) } });
+        const row = await tx.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });
+        this.#log.info({ kid: row.id }, "created signing key");
+      },
+      { timeout: 15_000, maxWait: 10_000 },
+    );
+    const rows = await this.#db.jwks.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
+    const view = await this.#classify(rows);
+    if (!view) throw new Error("key set has no usable key after repair");
+    return view;
+  }
+
+  #open(row: Jwks): UsableKey | null {
+    const cached = this.#opened.get(row.id);
+    if (cached !== undefined) return cached;
+    let key: UsableKey | null = null;
+    const pem = row.alg === KEY_ALG ? this.#box.open(row.privateKey, row.id) : undefined;
+    if (pem) {
+      try {
+        key = {
+          kid: row.id,
+          createdAt: row.createdAt,
+          publicJwk: JSON.parse(row.publicKey) as PublicJwk,
+          privateKey: createPrivateKey(pem),
+        };
+      } catch {
+        key = null;
+      }
+    }
+    this.#opened.set(row.id, key);
+    return key;
+  }
+}

@@ -1,0 +1,36 @@
+import { type Algorithm, hash, verify } from "@node-rs/argon2";
+
+/** `Algorithm.Argon2id` (an ambient const enum, so spelled out). */
+const ARGON2ID = 2 as Algorithm;
+
+/** OWASP's recommended argon2id cost: 19 MiB memory, 2 iterations, 1 lane. */
+export const PASSWORD_HASH_PARAMS = {
+  algorithm: ARGON2ID,
+  memoryCost: 19_456,
+  timeCost: 2,
+  parallelism: 1,
+} as const;
+
+/** Hashes a password with argon2id (PHC string, salt included). */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, PASSWORD_HASH_PARAMS);
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Verifies a password against a stored hash. With no stored hash (unknown email) it still
+ * verifies against a fixed dummy hash of the same cost, so both failures take the same time.
+ */
+export async function verifyPassword(stored: string | null | undefined, password: string): Promise<boolean> {
+  if (!stored) {
+    dummyHash ??= hashPassword("dummy-password-for-timing");
+    await verify(await dummyHash, password).catch(() => false);
+    return false;
+  }
+  try {
+    return await verify(stored, password);
+  } catch {
+    return false;
+  }
+}

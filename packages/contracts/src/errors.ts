@@ -1,0 +1,41 @@
+/**
+ * Every stable error code the service answers with, and the HTTP status each one carries.
+ * Clients switch on `code`; `message` is for people and may change.
+ */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  invalid_json: 400,
+  validation_failed: 400,
+  unauthorized: 401,
+  invalid_credentials: 401,
+  missing_token: 401,
+  malformed_token: 401,
+  invalid_signature: 401,
+  token_expired: 401,
+  token_not_yet_valid: 401,
+  invalid_claims: 401,
+  unknown_key: 401,
+  forbidden: 403,
+  origin_not_allowed: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  email_taken: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+  jwks_unavailable: 503,
+} as const satisfies Record<string, number>;
+
+/** A stable error code (see {@link ERROR_STATUS}). */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** All error codes, for schemas and exhaustive tests. */
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** The HTTP status that belongs to a code. */
+export function statusOf(code: ErrorCode): number {
+  return ERROR_STATUS[code];
+}

@@ -1,0 +1,30 @@
+import { SET_AUTH_JWT_HEADER } from "@app/contracts";
+import cors from "cors";
+import type { RequestHandler } from "express";
+
+/** Options of {@link corsPolicy}. */
+export interface CorsPolicyOptions {
+  /** Origins allowed to call with credentials (exact `scheme://host:port`). */
+  origins: readonly string[];
+  /**
+   * List `set-auth-jwt` in `Access-Control-Expose-Headers` (default true). The contract requires
+   * it; turning it off exists only for the test that proves why.
+   */
+  exposeAuthHeader?: boolean;
+}
+
+/**
+ * CORS for the web client's own origin: an allow-list, credentials allowed, and `set-auth-jwt`
+ * exposed so a cross-origin client can read the JWT from get-session.
+ */
+export function corsPolicy(options: CorsPolicyOptions): RequestHandler {
+  const allowed = new Set(options.origins);
+  return cors({
+    origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
+    credentials: true,
+    methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    allowedHeaders: ["authorization", "content-type", "last-event-id", "x-request-id"],
+    exposedHeaders: [...(options.exposeAuthHeader === false ? [] : [SET_AUTH_JWT_HEADER]), "x-request-id", "retry-after"],
+    maxAge: 600,
+  }) as RequestHandler;
+}

@@ -1,0 +1,62 @@
+import { fail, toFieldIssues } from "@app/contracts";
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { Logger } from "pino";
+import { ZodError } from "zod";
+import { AppError, isAppError } from "./app-error.js";
+
+/** body-parser's error `type`s, mapped to our codes. */
+const BODY_ERRORS: Record<string, () => AppError> = {
+  "entity.parse.failed": () => new AppError("invalid_json", "request body is not valid JSON"),
+  "entity.too.large": () => new AppError("payload_too_large", "request body is too large"),
+  "request.size.invalid": () => new AppError("bad_request", "request body length does not match Content-Length"),
+  "request.aborted": () => new AppError("bad_request", "request body was aborted"),
+  "encoding.unsupported": () => new AppError("unsupported_media_type", "unsupported content encoding"),
+  "charset.unsupported": () => new AppError("unsupported_media_type", "unsupported charset"),
+};
+
+/** Options of {@link errorHandler}. */
+export interface ErrorHandlerOptions {
+  logger: Logger;
+  /** Maps errors of dependencies (database down, key set unreachable) to an AppError, or undefined. */
+  classify?: (error: unknown) => AppError | undefined;
+}
+
+/** Normalises anything thrown into an {@link AppError}. */
+export function toAppError(error: unknown, classify?: ErrorHandlerOptions["classify"]): AppError {
+  if (isAppError(error)) return error;
+  if (error instanceof ZodError) {
+    return new AppError("validation_failed", "invalid input", { issues: toFieldIssues(error) });
+  }
+  const type = (error as { type?: unknown } | null)?.type;
+  if (typeof type === "string" && BODY_ERRORS[type]) return (BODY_ERRORS[type] as () => AppError)();
+  const classified = classify?.(error);
+  if (classified) return classified;
+  return new AppError("internal_error", "internal error", { expose: false, cause: error });
+}
+
+/**
+ * The one error middleware: every failure becomes `{ ok: false, error: { code, message } }` with
+ * the status of its code. Unexposed errors (5xx) get a generic message and are logged in full.
+ */
+export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler {
+  return (error, _req, res, next) => {
+    const appError = toAppError(error, options.classify);
+    if (appError.status >= 500) {
+      options.logger.error({ err: appError.cause ?? appError, code: appError.code }, "request failed");
+    }
+    if (res.headersSent) {
+      // A streamed response already started: all we can do is end it.
+      res.destroy();
+      return;
+    }
+    for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
+    const message = appError.expose ? appError.message : appError.status === 503 ? "service unavailable" : "internal error";
+    res.status(appError.status).json(fail(appError.code, message, appError.issues));
+    void next;
+  };
+}
+
+/** Answers 404 `not_found` for any route nobody handled. */
+export function notFoundHandler(): RequestHandler {
+  return (req, _res, next) => next(new AppError("not_found", `no route for ${req.method} ${req.path}`));
+}

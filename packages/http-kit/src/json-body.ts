@@ -1,0 +1,32 @@
+import express, { type RequestHandler } from "express";
+import { AppError } from "./app-error.js";
+
+/** Options of {@link jsonBody}. */
+export interface JsonBodyOptions {
+  /** Largest accepted body (default "100kb"); larger answers 413. */
+  limit?: string | number;
+}
+
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * A JSON body parser that is strict about what it accepts: a request that carries a body with
+ * a content type other than `application/json` answers 415, malformed JSON 400, oversized 413.
+ * A request without a body gets `req.body = {}`; the route's schema decides whether that is enough.
+ */
+export function jsonBody(options: JsonBodyOptions = {}): RequestHandler {
+  const parse = express.json({ limit: options.limit ?? "100kb", strict: true, type: () => true });
+  return (req, res, next) => {
+    if (!BODY_METHODS.has(req.method)) return next();
+    const length = req.headers["content-length"];
+    const hasBody = req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+    if (!hasBody) {
+      req.body = {};
+      return next();
+    }
+    if (!req.is("application/json") && !req.is("application/*+json")) {
+      return next(new AppError("unsupported_media_type", "request body must be application/json"));
+    }
+    parse(req, res, next);
+  };
+}
