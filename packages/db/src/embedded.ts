@@ -48,15 +48,21 @@ async function waitForExit(pid: number, ms: number): Promise<boolean> {
 }
 
 /**
- * A parent that was SIGKILLed leaves its postgres running (it is not a child of the next run),
- * which blocks the next start on the same data directory. Stop it: fast shutdown first
- * (SIGINT), then SIGKILL, then drop the pid file.
+ * A parent that was SIGKILLed leaves its postgres running (orphaned), which blocks the next
+ * start on the same data directory. Stop it: fast shutdown first (SIGINT), then SIGKILL, then
+ * drop the pid file. A server whose parent is a live Node process belongs to another running
+ * launcher: that is refused with a clear error instead of being killed.
  */
 export async function recoverStaleServer(dataDir: string): Promise<void> {
   const pidFile = path.join(dataDir, "postmaster.pid");
   if (!existsSync(pidFile)) return;
   const pid = Number.parseInt((await readFile(pidFile, "utf8")).split("\n")[0] ?? "", 10);
   if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && isPostgres(pid)) {
+    const parent = ps(pid, "ppid");
+    const ppid = Number.parseInt(parent ?? "", 10);
+    if (ppid > 1 && ps(ppid, "comm")?.startsWith("node")) {
+      throw new Error(`the embedded PostgreSQL in ${dataDir} is in use by another running process (pid ${ppid}); stop it first`);
+    }
     process.kill(pid, "SIGINT");
     if (!(await waitForExit(pid, 15_000))) {
       process.kill(pid, "SIGKILL");
@@ -66,13 +72,16 @@ export async function recoverStaleServer(dataDir: string): Promise<void> {
   await rm(pidFile, { force: true });
 }
 
-function isPostgres(pid: number): boolean {
+function ps(pid: number, field: "comm" | "ppid"): string | undefined {
   try {
-    const cmd = execFileSync("ps", ["-o", "comm=", "-p", String(pid)], { encoding: "utf8" });
-    return cmd.trim().startsWith("postgres");
+    return execFileSync("ps", ["-o", `${field}=`, "-p", String(pid)], { encoding: "utf8" }).trim();
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function isPostgres(pid: number): boolean {
+  return ps(pid, "comm")?.startsWith("postgres") ?? false;
 }
 
 /** Finds a free TCP port on 127.0.0.1. */

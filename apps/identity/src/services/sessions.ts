@@ -63,7 +63,7 @@ export class Sessions {
   async validate(token: string | undefined): Promise<ActiveSession | undefined> {
     if (!token || !TOKEN_SHAPE.test(token)) return undefined;
     const [id = "", secret = ""] = token.split(".");
-    const found = await this.#db.session.findUnique({ where: { id }, include: { user: true } });
+    const found = await this.#db.session.findUnique({ where: { id }, include: { user: true }, relationLoadStrategy: "join" });
     if (!found) return undefined;
     const expected = Buffer.from(found.secretHash);
     const actual = hashSecret(secret);

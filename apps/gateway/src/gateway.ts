@@ -1,0 +1,81 @@
+import http, { type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { AUTH_BASE_PATH, fail } from "@app/contracts";
+import { redactUrl } from "@app/http-kit";
+import { createProxyMiddleware, type RequestHandler } from "http-proxy-middleware";
+import type { Logger } from "pino";
+
+/** Where the gateway sends traffic: one or more base URLs per upstream, used round robin. */
+export interface GatewayOptions {
+  identity: readonly string[];
+  api: readonly string[];
+  logger: Logger;
+}
+
+function roundRobin(targets: readonly string[]): () => string {
+  if (!targets.length) throw new Error("gateway needs at least one upstream per route");
+  let next = 0;
+  return () => {
+    const target = targets[next % targets.length] as string;
+    next += 1;
+    return target;
+  };
+}
+
+function isAuthPath(url: string | undefined): boolean {
+  const path = (url ?? "/").split("?")[0] ?? "/";
+  return path === AUTH_BASE_PATH || path.startsWith(`${AUTH_BASE_PATH}/`);
+}
+
+function unavailable(res: ServerResponse | Socket, logger: Logger, error: Error, req: IncomingMessage): void {
+  logger.warn({ err: error.message, url: redactUrl(req.url) }, "upstream unreachable");
+  if ("writeHead" in res) {
+    if (!res.headersSent) {
+      res.writeHead(503, { "content-type": "application/json; charset=utf-8" });
+      res.end(JSON.stringify(fail("service_unavailable", "upstream service unavailable")));
+    } else res.destroy();
+  } else res.destroy();
+}
+
+/**
+ * The local gateway behind `pnpm start`: one base URL, `/api/auth/*` to the identity process,
+ * every other `/api/*` path (WebSocket upgrades and SSE included, unbuffered) to the API process.
+ * Containers use a real reverse proxy with the same routing (docker/).
+ */
+export function createGateway(options: GatewayOptions): Server {
+  const { logger } = options;
+  const pickIdentity = roundRobin(options.identity);
+  const pickApi = roundRobin(options.api);
+  const common = {
+    changeOrigin: false,
+    xfwd: true,
+    ws: false, // upgrades are routed by hand below; true would let each proxy grab every upgrade
+    proxyTimeout: 0,
+    on: { error: (err: Error, req: IncomingMessage, res: ServerResponse | Socket) => unavailable(res, logger, err, req) },
+  };
+  const identity: RequestHandler = createProxyMiddleware({ ...common, target: options.identity[0], router: () => pickIdentity() });
+  const api: RequestHandler = createProxyMiddleware({ ...common, target: options.api[0], router: () => pickApi() });
+
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? "/";
+    if (url === "/healthz") {
+      res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
+      return;
+    }
+    const route = isAuthPath(url) ? identity : url === "/api" || url.startsWith("/api/") || url.startsWith("/api?") ? api : undefined;
+    if (!route) {
+      res.writeHead(404, { "content-type": "application/json; charset=utf-8" });
+      res.end(JSON.stringify(fail("not_found", `no route for ${req.method} ${url.split("?")[0]}`)));
+      return;
+    }
+    void route(req, res, (error?: unknown) => {
+      if (error) unavailable(res, logger, error as Error, req);
+    });
+  });
+  server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    const route = isAuthPath(req.url) ? identity : api;
+    route.upgrade?.(req, socket, head);
+  });
+  return server;
+}

@@ -1,0 +1,92 @@
+import { Writable } from "node:stream";
+import { createDb, type Db } from "@app/db";
+import { createTestDatabase, type TestDatabase } from "@app/db/testing";
+import { createLogger } from "@app/http-kit";
+import type { Express } from "express";
+import request from "supertest";
+import { createApp } from "../src/app.js";
+import { type IdentityConfig, testConfig } from "../src/config.js";
+import type { IdentityService } from "../src/services/identity.js";
+
+export const SECRET = "test-secret-test-secret-test-secret-0001";
+export const ORIGIN = "http://localhost:5173";
+
+/** A controllable clock for expiry tests. */
+export function frozenClock(start = Date.UTC(2026, 10, 21, 12, 0, 0)) {
+  let now = start;
+  return {
+    now: () => now,
+    advance(ms: number) {
+      now += ms;
+    },
+  };
+}
+
+/** Everything a test needs: the real app on its own migrated database, and its captured logs. */
+export interface Kit {
+  app: Express;
+  service: IdentityService;
+  db: Db;
+  config: IdentityConfig;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** Builds an identity app (never listening) on `database`, or on a fresh test database. */
+export async function identityKit(
+  options: { env?: Record<string, string>; now?: () => number; database?: TestDatabase } = {},
+): Promise<Kit & { database: TestDatabase }> {
+  const database = options.database ?? (await createTestDatabase());
+  const config = testConfig({ DATABASE_URL: database.url, AUTH_SECRET: SECRET, CORS_ORIGINS: ORIGIN, ...options.env });
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  const logger = createLogger({ name: "identity-test", level: "debug", destination });
+  const db = createDb(database.url, { max: 5 });
+  const { app, service } = createApp({ config, db, logger, ...(options.now ? { now: options.now } : {}) });
+  return {
+    app,
+    service,
+    db,
+    config,
+    logs,
+    database,
+    async close() {
+      await db.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+/** The `name=value` part of the session cookie in a response, if set. */
+export function sessionCookie(res: request.Response, name = "identity.session_token"): string | undefined {
+  const raw = res.headers["set-cookie"] as unknown as string[] | undefined;
+  const line = raw?.find((c) => c.startsWith(`${name}=`));
+  return line?.split(";")[0];
+}
+
+/** The full Set-Cookie line of the session cookie. */
+export function sessionCookieLine(res: request.Response, name = "identity.session_token"): string | undefined {
+  const raw = res.headers["set-cookie"] as unknown as string[] | undefined;
+  return raw?.find((c) => c.startsWith(`${name}=`));
+}
+
+let counter = 0;
+/** Signs a new user up and returns the cookie and the user. */
+export async function signUp(app: Express, overrides: Partial<{ email: string; password: string; name: string }> = {}) {
+  counter += 1;
+  const body = {
+    email: `user${counter}-${Date.now()}@example.com`,
+    password: "correct horse battery",
+    name: `User ${counter}`,
+    ...overrides,
+  };
+  const res = await request(app).post("/api/auth/sign-up/email").send(body).expect(200);
+  const cookie = sessionCookie(res);
+  if (!cookie) throw new Error("sign-up set no session cookie");
+  return { cookie, user: res.body.user as { id: string; email: string; name: string }, body, res };
+}

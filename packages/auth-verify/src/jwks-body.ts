@@ -1,0 +1,50 @@
+/** Largest key set body accepted, in characters. A real set of Ed25519 keys is a few hundred bytes. */
+export const MAX_JWKS_BODY_CHARS = 1_000_000;
+
+/** One usable entry of a key set: an Ed25519 signature-verification public key. */
+export interface Ed25519JwkEntry {
+  readonly kid: string;
+  /** The base64url public key. */
+  readonly x: string;
+}
+
+/** A non-null, non-array object. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * True when a JWK entry is a usable Ed25519 signature-verification key with a string kid.
+ * Anything else (RSA, EC, X25519, encryption keys, keys restricted to other operations) is ignored.
+ */
+function isUsableJwk(jwk: unknown): jwk is { kid: string; x: string } {
+  if (!isPlainObject(jwk)) return false;
+  if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519") return false;
+  if (typeof jwk.kid !== "string" || jwk.kid.length === 0) return false;
+  if (typeof jwk.x !== "string" || jwk.x.length === 0) return false;
+  if (jwk.use !== undefined && jwk.use !== "sig") return false;
+  if (jwk.alg !== undefined && jwk.alg !== "EdDSA" && jwk.alg !== "Ed25519") return false;
+  if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes("verify"))) return false;
+  return true;
+}
+
+/**
+ * Parses a key set body and keeps its usable Ed25519 signature keys, in order (duplicates included;
+ * the caller keeps the first of a kid).
+ * @throws Error when the body is too large, not JSON, or has no `keys` array. Messages never echo the body.
+ */
+export function parseJwksBody(text: string): Ed25519JwkEntry[] {
+  if (text.length > MAX_JWKS_BODY_CHARS) throw new Error("JWKS body is too large");
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error("JWKS body is not JSON");
+  }
+  if (!isPlainObject(body) || !Array.isArray(body.keys)) throw new Error("JWKS body has no keys array");
+  const entries: Ed25519JwkEntry[] = [];
+  for (const jwk of body.keys as unknown[]) {
+    if (isUsableJwk(jwk)) entries.push({ kid: jwk.kid, x: jwk.x });
+  }
+  return entries;
+}

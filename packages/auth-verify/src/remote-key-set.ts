@@ -1,0 +1,286 @@
+import { type CryptoKey, importJWK } from "jose";
+import { AuthVerifyError } from "./errors.js";
+import { parseJwksBody } from "./jwks-body.js";
+
+/** Default cache max age of a fetched key set: 10 minutes (contract, "Limits"). */
+export const DEFAULT_CACHE_MAX_AGE_MS = 600_000;
+/** Default minimum time between two fetch attempts: 30 seconds (contract, "Limits"). */
+export const DEFAULT_COOLDOWN_MS = 30_000;
+/**
+ * Default stale-if-error window: 1 hour. A key set older than its max age whose refresh fails is
+ * still used for this long past its max age (so at most max age + 1 hour after the last success).
+ */
+export const DEFAULT_STALE_IF_ERROR_MS = 3_600_000;
+/** Default timeout of one key set fetch (request and body): 5 seconds. */
+export const DEFAULT_FETCH_TIMEOUT_MS = 5_000;
+
+/** What a successful key set refresh reports to listeners. */
+export interface KeySetRefreshEvent {
+  /** The kids of the new key set. */
+  readonly kids: readonly string[];
+  /** Kids of the previous set that are gone from the new one or whose key material changed. */
+  readonly droppedKids: readonly string[];
+}
+
+/** Counters of a {@link RemoteKeySet}, for diagnostics and benchmarks. */
+export interface RemoteKeySetStats {
+  /** Fetch attempts started (successful or not). */
+  readonly fetches: number;
+  /** Fetch attempts that failed (network, timeout, status, body, or no usable key). */
+  readonly failures: number;
+  /** Usable keys in the current set (0 before the first success). */
+  readonly keys: number;
+  /** Clock time (ms) the last attempt started, or null if none. */
+  readonly lastAttemptAt: number | null;
+  /** Clock time (ms) the current set was loaded, or null if never. */
+  readonly lastSuccessAt: number | null;
+}
+
+/** The subset of `fetch` the key set uses; inject one in tests. */
+export type FetchLike = (input: URL, init: RequestInit) => Promise<Response>;
+
+/** Options of a {@link RemoteKeySet}. */
+export interface RemoteKeySetOptions {
+  /** Where the public key set is served (an object with a `keys` array). http or https only. */
+  url: string | URL;
+  /** Age (ms) after which the set is refreshed on the next use. Default {@link DEFAULT_CACHE_MAX_AGE_MS}. */
+  cacheMaxAgeMs?: number;
+  /** Minimum time (ms) between two fetch attempts, successful or not. Default {@link DEFAULT_COOLDOWN_MS}. */
+  cooldownMs?: number;
+  /** How long (ms) past max age a set is still used while refreshes fail. Default {@link DEFAULT_STALE_IF_ERROR_MS}. */
+  staleIfErrorMs?: number;
+  /** Timeout (ms) of one fetch. Default {@link DEFAULT_FETCH_TIMEOUT_MS}. */
+  fetchTimeoutMs?: number;
+  /** Fetch implementation. Default: the global `fetch`. */
+  fetch?: FetchLike;
+  /** Clock in epoch milliseconds. Default `Date.now`. */
+  now?: () => number;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+  /** Called after each successful refresh (same as {@link RemoteKeySet.onRefresh}). */
+  onRefresh?: (event: KeySetRefreshEvent) => void;
+}
+
+interface LoadedKey {
+  readonly x: string;
+  readonly key: CryptoKey;
+}
+
+interface LoadedSet {
+  readonly loadedAt: number;
+  readonly keys: ReadonlyMap<string, LoadedKey>;
+}
+
+function checkDuration(name: string, value: number, min: number): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < min) {
+    throw new TypeError(`${name} must be a finite number >= ${min}`);
+  }
+  return value;
+}
+
+const noop = (): void => {};
+
+/**
+ * A remote JSON Web Key Set of Ed25519 public keys, kept in memory.
+ *
+ * - Fetched on first use, never at construction.
+ * - A set older than `cacheMaxAgeMs` is refreshed on the next use.
+ * - An unknown kid triggers a refresh, but at most one fetch attempt starts per `cooldownMs`
+ *   (counting every attempt, failed ones too); concurrent callers share one in-flight fetch.
+ * - Stale-if-error: when a refresh fails, the last good set stays in use until
+ *   `cacheMaxAgeMs + staleIfErrorMs` after it was loaded. `jwks_unavailable` is reported only when
+ *   no set was ever loaded or that window has passed.
+ * - A response that is not 2xx, not JSON, has no `keys` array, or holds no usable Ed25519 key is a
+ *   failure (the previous set is kept).
+ */
+export class RemoteKeySet {
+  /** The key set address. */
+  readonly url: URL;
+  readonly #cacheMaxAgeMs: number;
+  readonly #cooldownMs: number;
+  readonly #staleIfErrorMs: number;
+  readonly #fetchTimeoutMs: number;
+  readonly #fetch: FetchLike;
+  readonly #now: () => number;
+  readonly #headers: Record<string, string>;
+  readonly #listeners = new Set<(event: KeySetRefreshEvent) => void>();
+  readonly #closer = new AbortController();
+  #set: LoadedSet | undefined;
+  #inflight: Promise<void> | undefined;
+  #lastAttemptAt: number | undefined;
+  #lastError: unknown;
+  #fetches = 0;
+  #failures = 0;
+
+  /** @param options - see {@link RemoteKeySetOptions}; nothing is fetched here. */
+  constructor(options: RemoteKeySetOptions) {
+    const url = new URL(options.url);
+    if (url.protocol !== "https:" && url.protocol !== "http:") {
+      throw new TypeError("jwks url must be http or https");
+    }
+    this.url = url;
+    this.#cacheMaxAgeMs = checkDuration("cacheMaxAgeMs", options.cacheMaxAgeMs ?? DEFAULT_CACHE_MAX_AGE_MS, 1);
+    this.#cooldownMs = checkDuration("cooldownMs", options.cooldownMs ?? DEFAULT_COOLDOWN_MS, 0);
+    this.#staleIfErrorMs = checkDuration("staleIfErrorMs", options.staleIfErrorMs ?? DEFAULT_STALE_IF_ERROR_MS, 0);
+    this.#fetchTimeoutMs = checkDuration("fetchTimeoutMs", options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS, 1);
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#now = options.now ?? Date.now;
+    this.#headers = { accept: "application/json", ...options.headers };
+    if (options.onRefresh) this.#listeners.add(options.onRefresh);
+  }
+
+  /**
+   * The verification key for `kid`. Refreshes the set first when it is missing or older than max
+   * age, or when `kid` is unknown and the cooldown allows a fetch.
+   * @throws AuthVerifyError `unknown_key` when the usable set has no such kid,
+   *   `jwks_unavailable` (503) when no usable set exists.
+   */
+  async getKey(kid: string): Promise<CryptoKey> {
+    const set = this.#set;
+    if (set !== undefined && !this.#closer.signal.aborted && this.#now() - set.loadedAt < this.#cacheMaxAgeMs) {
+      const hit = set.keys.get(kid);
+      if (hit !== undefined) return hit.key;
+    }
+    await this.#refreshIfAllowed();
+    const usable = this.#usableSet();
+    const hit = usable.keys.get(kid);
+    if (hit === undefined) throw new AuthVerifyError("unknown_key");
+    return hit.key;
+  }
+
+  /**
+   * Fetches the set now, ignoring the cooldown (joins a fetch already in flight). Useful to warm up
+   * at start or after an operator rotated keys.
+   * @throws AuthVerifyError `jwks_unavailable` when the fetch fails (the previous set is kept).
+   */
+  async reload(): Promise<void> {
+    try {
+      await (this.#inflight ?? this.#startFetch());
+    } catch (cause) {
+      throw new AuthVerifyError("jwks_unavailable", undefined, { cause });
+    }
+  }
+
+  /**
+   * Subscribes to successful refreshes (e.g. to drop cached tokens whose kid vanished).
+   * @returns a function that unsubscribes.
+   */
+  onRefresh(listener: (event: KeySetRefreshEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /** The kids of the current set (empty before the first success). */
+  kids(): string[] {
+    return this.#set ? [...this.#set.keys.keys()] : [];
+  }
+
+  /** Counters for diagnostics and benchmarks. */
+  stats(): RemoteKeySetStats {
+    return {
+      fetches: this.#fetches,
+      failures: this.#failures,
+      keys: this.#set?.keys.size ?? 0,
+      lastAttemptAt: this.#lastAttemptAt ?? null,
+      lastSuccessAt: this.#set?.loadedAt ?? null,
+    };
+  }
+
+  /** Aborts a fetch in flight and drops listeners; later calls fail with `jwks_unavailable`. */
+  close(): void {
+    this.#closer.abort();
+    this.#listeners.clear();
+  }
+
+  #usableSet(): LoadedSet {
+    const set = this.#set;
+    if (this.#closer.signal.aborted) throw new AuthVerifyError("jwks_unavailable", "The key set is closed");
+    if (set === undefined || this.#now() >= set.loadedAt + this.#cacheMaxAgeMs + this.#staleIfErrorMs) {
+      const cause = this.#lastError;
+      throw new AuthVerifyError("jwks_unavailable", undefined, cause === undefined ? undefined : { cause });
+    }
+    return set;
+  }
+
+  /** Joins the fetch in flight, or starts one when the cooldown allows; never rejects. */
+  async #refreshIfAllowed(): Promise<void> {
+    if (this.#inflight === undefined) {
+      if (this.#closer.signal.aborted) return;
+      const last = this.#lastAttemptAt;
+      if (last !== undefined && this.#now() - last < this.#cooldownMs) return;
+      this.#startFetch();
+    }
+    await this.#inflight?.catch(noop);
+  }
+
+  #startFetch(): Promise<void> {
+    this.#lastAttemptAt = this.#now();
+    this.#fetches += 1;
+    const attempt = this.#load().then(
+      (keys) => this.#install(keys),
+      (error: unknown) => {
+        this.#failures += 1;
+        this.#lastError = error;
+        throw error;
+      },
+    );
+    const tracked = attempt.finally(() => {
+      if (this.#inflight === tracked) this.#inflight = undefined;
+    });
+    tracked.catch(noop);
+    this.#inflight = tracked;
+    return tracked;
+  }
+
+  async #load(): Promise<Map<string, LoadedKey>> {
+    const signal = AbortSignal.any([this.#closer.signal, AbortSignal.timeout(this.#fetchTimeoutMs)]);
+    const response = await this.#fetch(this.url, { headers: this.#headers, signal, redirect: "manual" });
+    if (!response.ok) {
+      await response.body?.cancel().catch(noop);
+      throw new Error(`JWKS endpoint answered HTTP ${response.status}`);
+    }
+    const entries = parseJwksBody(await response.text());
+    const previous = this.#set?.keys;
+    const keys = new Map<string, LoadedKey>();
+    for (const jwk of entries) {
+      if (keys.has(jwk.kid)) continue;
+      const known = previous?.get(jwk.kid);
+      if (known !== undefined && known.x === jwk.x) {
+        keys.set(jwk.kid, known);
+        continue;
+      }
+      try {
+        // Only the public coordinate is imported: a stray "d" or other member is never used.
+        const key = await importJWK({ kty: "OKP", crv: "Ed25519", x: jwk.x }, "EdDSA");
+        if (key instanceof Uint8Array) continue;
+        keys.set(jwk.kid, { x: jwk.x, key });
+      } catch {
+        // An unimportable key (bad x) is ignored like any other unusable entry.
+      }
+    }
+    if (keys.size === 0) throw new Error("JWKS holds no usable Ed25519 signing key");
+    return keys;
+  }
+
+  #install(keys: Map<string, LoadedKey>): void {
+    const previous = this.#set;
+    this.#set = { loadedAt: this.#now(), keys };
+    this.#lastError = undefined;
+    const droppedKids: string[] = [];
+    if (previous !== undefined) {
+      for (const [kid, loaded] of previous.keys) {
+        if (keys.get(kid) !== loaded) droppedKids.push(kid);
+      }
+    }
+    const event: KeySetRefreshEvent = { kids: [...keys.keys()], droppedKids };
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A failing listener must not break key refresh.
+      }
+    }
+  }
+}

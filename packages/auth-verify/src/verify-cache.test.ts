@@ -1,0 +1,141 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  claims,
+  expectCode,
+  frozenClock,
+  type JwksServer,
+  makeKey,
+  mint,
+  startJwksServer,
+  T0,
+  T0_SEC,
+  type TestClock,
+  type TestKey,
+} from "./test-fixtures.js";
+import { createVerifier, type Verifier, type VerifierOptions } from "./verify.js";
+
+let key: TestKey;
+let rotated: TestKey;
+let server: JwksServer;
+let clock: TestClock;
+let v: Verifier;
+
+beforeAll(async () => {
+  key = await makeKey("key-1");
+  rotated = await makeKey("key-2");
+});
+
+async function setup(options: Partial<VerifierOptions> = {}): Promise<void> {
+  server = await startJwksServer([key.publicJwk]);
+  clock = frozenClock();
+  v = createVerifier({ jwksUrl: server.url, now: clock.now, ...options });
+}
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  v.close();
+  await server.close();
+});
+
+describe("verified-token cache", () => {
+  it("answers a repeated token without the crypto path", async () => {
+    await setup();
+    const token = await mint(key);
+    const spy = vi.spyOn(crypto.subtle, "verify");
+    const first = await v.verify(`Bearer ${token}`);
+    expect(spy).toHaveBeenCalledTimes(1);
+    for (let i = 0; i < 100; i++) expect(await v.verify(`Bearer ${token}`)).toBe(first);
+    expect(await v.verifyToken(token)).toBe(first);
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(v.stats()).toMatchObject({ verifications: 102, cacheHits: 101, cryptoVerifications: 1, failures: 0 });
+  });
+
+  it("returns frozen results so a caller cannot poison the cache", async () => {
+    await setup();
+    const token = await mint(key, claims({ profile: { name: "Ada" } }));
+    const result = await v.verifyToken(token);
+    expect(Object.isFrozen(result)).toBe(true);
+    expect(Object.isFrozen(result.claims.profile)).toBe(true);
+    expect(() => {
+      (result as { userId: string }).userId = "admin";
+    }).toThrow(TypeError);
+    expect((await v.verifyToken(token)).userId).toBe("user-123");
+  });
+
+  it("stops serving an entry after its exp (+ tolerance), with a frozen clock", async () => {
+    await setup();
+    const token = await mint(key, claims({ exp: T0_SEC + 60 }));
+    await v.verifyToken(token);
+    clock.set(T0 + 64_999);
+    await v.verifyToken(token);
+    expect(v.stats().cryptoVerifications).toBe(1);
+    clock.set(T0 + 65_000);
+    await expectCode(v.verifyToken(token), "token_expired", token);
+    expect(v.stats().cache.size).toBe(0);
+  });
+
+  it("stops serving an entry once a refresh drops its kid", async () => {
+    await setup();
+    const oldToken = await mint(key);
+    await v.verifyToken(oldToken);
+    expect(v.stats().cache.size).toBe(1);
+
+    server.setKeys([rotated.publicJwk]);
+    clock.advance(10 * 60_000);
+    const newToken = await mint(rotated);
+    expect((await v.verifyToken(newToken)).kid).toBe("key-2");
+    expect(v.stats().keySet.fetches).toBe(2);
+    expect(v.stats().cache.size).toBe(1);
+    await expectCode(v.verifyToken(oldToken), "unknown_key", oldToken);
+  });
+
+  it("drops entries whose kid now names different key material", async () => {
+    await setup();
+    const token = await mint(key);
+    await v.verifyToken(token);
+    const impostor = await makeKey("key-1");
+    server.setKeys([impostor.publicJwk]);
+    await v.keySet.reload();
+    await expectCode(v.verifyToken(token), "invalid_signature", token);
+  });
+
+  it("keeps entries whose key survives a refresh", async () => {
+    await setup();
+    const token = await mint(key);
+    await v.verifyToken(token);
+    server.setKeys([key.publicJwk, rotated.publicJwk]);
+    await v.keySet.reload();
+    await v.verifyToken(token);
+    expect(v.stats().cryptoVerifications).toBe(1);
+  });
+
+  it("respects the LRU bound", async () => {
+    await setup({ verifiedCache: { maxEntries: 2 } });
+    const tokens = await Promise.all([0, 1, 2].map((i) => mint(key, claims({ jti: `j${i}` }))));
+    for (const t of tokens) await v.verifyToken(t);
+    expect(v.stats().cache).toMatchObject({ size: 2, evictions: 1 });
+    await v.verifyToken(tokens[2] as string);
+    await v.verifyToken(tokens[1] as string);
+    expect(v.stats().cryptoVerifications).toBe(3);
+    await v.verifyToken(tokens[0] as string);
+    expect(v.stats().cryptoVerifications).toBe(4);
+  });
+
+  it("can be disabled for benchmarks", async () => {
+    await setup({ verifiedCache: false });
+    const token = await mint(key);
+    for (let i = 0; i < 3; i++) await v.verifyToken(token);
+    expect(v.stats()).toMatchObject({ cacheHits: 0, cryptoVerifications: 3 });
+    expect(v.stats().cache.size).toBe(0);
+  });
+
+  it("never caches a refused token", async () => {
+    await setup();
+    const token = await mint(key, claims({ iss: "x" }));
+    const strict = createVerifier({ jwksUrl: server.url, now: clock.now, issuer: "https://auth.test" });
+    await expectCode(strict.verifyToken(token), "invalid_claims");
+    await expectCode(strict.verifyToken(token), "invalid_claims");
+    expect(strict.stats()).toMatchObject({ cryptoVerifications: 2, cacheHits: 0, failures: 2 });
+    strict.close();
+  });
+});

@@ -1,0 +1,268 @@
+import { type CompactJWSHeaderParameters, type CryptoKey, type JWTPayload, jwtVerify } from "jose";
+import { AuthVerifyError, toAuthVerifyError } from "./errors.js";
+import { RemoteKeySet, type RemoteKeySetOptions, type RemoteKeySetStats } from "./remote-key-set.js";
+import {
+  DEFAULT_VERIFIED_CACHE_MAX_ENTRIES,
+  type VerifiedToken,
+  VerifiedTokenCache,
+  type VerifiedTokenCacheStats,
+} from "./verified-cache.js";
+
+/** Default clock tolerance for `exp` and `nbf`, in seconds. */
+export const DEFAULT_CLOCK_TOLERANCE_SEC = 5;
+/** Default longest accepted token, in characters; longer input is refused before any parsing. */
+export const DEFAULT_MAX_TOKEN_LENGTH = 8192;
+/** The only accepted JWS algorithm. Not configurable. */
+export const ALLOWED_ALGORITHMS: readonly ["EdDSA"] = Object.freeze(["EdDSA"] as const);
+/** Claims every token must carry. */
+export const REQUIRED_CLAIMS: readonly string[] = Object.freeze(["exp", "iat", "sub"]);
+
+/**
+ * Header parameters that would let a token choose or carry its own key, or change how it is
+ * processed. A token with any of them is refused as `malformed_token`; they are never used.
+ */
+const FORBIDDEN_HEADERS = ["jwk", "jku", "x5u", "x5c", "x5t", "x5t#S256", "b64", "crit"] as const;
+
+const BEARER_PREFIX = "Bearer ";
+/** Three non-empty base64url segments, no padding. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+/** An Ed25519 signature is 64 bytes: 86 base64url characters whose last one carries 2 bits. */
+const ED25519_SIGNATURE_CHARS = 86;
+const CANONICAL_LAST_SIGNATURE_CHAR = /[AQgw]$/;
+
+/** Options of {@link createVerifier}. Key set options apply only when `keySet` is not given. */
+export interface VerifierOptions extends Omit<RemoteKeySetOptions, "url" | "now"> {
+  /** Address of the public key set (e.g. `${base_url}/api/auth/jwks`). Required unless `keySet` is given. */
+  jwksUrl?: string | URL;
+  /** A key set to share between verifiers instead of `jwksUrl`; not closed by {@link Verifier.close}. */
+  keySet?: RemoteKeySet;
+  /** Accepted `iss` value(s). Unchecked when absent. */
+  issuer?: string | string[];
+  /** Accepted `aud` value(s). Unchecked when absent. */
+  audience?: string | string[];
+  /** Tolerance for `exp` and `nbf`, in seconds. Default {@link DEFAULT_CLOCK_TOLERANCE_SEC}. */
+  clockToleranceSec?: number;
+  /** Longest accepted token. Default {@link DEFAULT_MAX_TOKEN_LENGTH}. */
+  maxTokenLength?: number;
+  /** Cache of verified tokens: `false` disables it; default `{ maxEntries: 10_000 }`. */
+  verifiedCache?: boolean | { maxEntries?: number };
+  /** Clock in epoch milliseconds, shared with the key set it creates. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** Counters of a {@link Verifier}. */
+export interface VerifierStats {
+  /** Calls of verify / verifyToken. */
+  readonly verifications: number;
+  /** Calls answered from the verified-token cache. */
+  readonly cacheHits: number;
+  /** Calls that reached signature verification (jose `jwtVerify`). */
+  readonly cryptoVerifications: number;
+  /** Calls that threw. */
+  readonly failures: number;
+  /** The verified-token cache. */
+  readonly cache: VerifiedTokenCacheStats;
+  /** The key set. */
+  readonly keySet: RemoteKeySetStats;
+}
+
+/** The verification primitive shared by every entry pattern (JSON routes, middleware, WebSocket). */
+export interface Verifier {
+  /**
+   * Verifies an `Authorization` header value, which must be exactly `Bearer <jwt>`.
+   * @throws AuthVerifyError - never returns null.
+   */
+  verify(authorization: string | undefined | null): Promise<VerifiedToken>;
+  /**
+   * Verifies a bare compact JWT.
+   * @throws AuthVerifyError - never returns null.
+   */
+  verifyToken(token: string | undefined | null): Promise<VerifiedToken>;
+  /** The key set in use. */
+  readonly keySet: RemoteKeySet;
+  /** Counters for diagnostics and benchmarks. */
+  stats(): VerifierStats;
+  /** Stops listening to the key set (and closes it when this verifier created it); clears the cache. */
+  close(): void;
+}
+
+/**
+ * The token inside an `Authorization` header value. The scheme must be exactly `Bearer` followed by
+ * one space and a token without whitespace: lowercase or doubled schemes are refused.
+ * @throws AuthVerifyError `missing_token` for no header or an empty credential, `malformed_token` otherwise.
+ */
+export function extractBearerToken(authorization: string | undefined | null): string {
+  if (authorization === undefined || authorization === null || authorization === "") {
+    throw new AuthVerifyError("missing_token");
+  }
+  if (typeof authorization !== "string" || !authorization.startsWith(BEARER_PREFIX)) {
+    throw new AuthVerifyError("malformed_token", "The Authorization header is not a Bearer credential");
+  }
+  if (authorization.length === BEARER_PREFIX.length) throw new AuthVerifyError("missing_token");
+  return authorization.slice(BEARER_PREFIX.length);
+}
+
+/**
+ * Cheap structural checks before any decoding: exactly three base64url segments and an
+ * Ed25519-sized, canonically encoded signature. Refuses junk without touching the key set.
+ */
+function checkCompactShape(token: string): void {
+  if (!COMPACT_JWS.test(token)) throw new AuthVerifyError("malformed_token");
+  const signature = token.length - token.lastIndexOf(".") - 1;
+  if (signature !== ED25519_SIGNATURE_CHARS || !CANONICAL_LAST_SIGNATURE_CHAR.test(token)) {
+    throw new AuthVerifyError("invalid_signature");
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function checkTolerance(value: number): number {
+  if (!Number.isFinite(value) || value < 0) throw new TypeError("clockToleranceSec must be a finite number >= 0");
+  return value;
+}
+
+function checkMaxLength(value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new TypeError("maxTokenLength must be an integer >= 1");
+  return value;
+}
+
+/**
+ * Creates the verifier. Nothing is fetched until the first token needs a key.
+ *
+ * Verification order: presence and length; verified-token cache (a Map lookup and an expiry check);
+ * shape; jose `jwtVerify` pinned to EdDSA with a key resolver that refuses embedded-key headers and
+ * asks the key set for the `kid`; required claims `exp`, `iat` and a non-empty string `sub`.
+ */
+export function createVerifier(options: VerifierOptions): Verifier {
+  const now = options.now ?? Date.now;
+  const toleranceSec = checkTolerance(options.clockToleranceSec ?? DEFAULT_CLOCK_TOLERANCE_SEC);
+  const maxTokenLength = checkMaxLength(options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH);
+  const ownsKeySet = options.keySet === undefined;
+  let keySet: RemoteKeySet;
+  if (options.keySet !== undefined) {
+    keySet = options.keySet;
+  } else {
+    if (options.jwksUrl === undefined) throw new TypeError("createVerifier needs jwksUrl or keySet");
+    keySet = new RemoteKeySet({ ...options, url: options.jwksUrl, now });
+  }
+  const cacheOption = options.verifiedCache ?? true;
+  const maxEntries =
+    cacheOption === false
+      ? 0
+      : cacheOption === true
+        ? DEFAULT_VERIFIED_CACHE_MAX_ENTRIES
+        : (cacheOption.maxEntries ?? DEFAULT_VERIFIED_CACHE_MAX_ENTRIES);
+  const cache = new VerifiedTokenCache(maxEntries);
+  const unsubscribe = keySet.onRefresh((event) => {
+    cache.dropKids(event.droppedKids);
+  });
+
+  const verifyOptions = {
+    algorithms: [...ALLOWED_ALGORITHMS],
+    requiredClaims: [...REQUIRED_CLAIMS],
+    clockTolerance: toleranceSec,
+    ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
+    ...(options.audience === undefined ? {} : { audience: options.audience }),
+  };
+
+  const resolveKey = (header: CompactJWSHeaderParameters): Promise<CryptoKey> => {
+    for (const name of FORBIDDEN_HEADERS) {
+      if (Object.hasOwn(header, name)) {
+        throw new AuthVerifyError("malformed_token", `The token header parameter "${name}" is not accepted`);
+      }
+    }
+    const kid: unknown = header.kid;
+    if (kid === undefined) throw new AuthVerifyError("unknown_key", "The token names no key id");
+    if (typeof kid !== "string" || kid.length === 0) {
+      throw new AuthVerifyError("malformed_token", "The token key id is not a non-empty string");
+    }
+    return keySet.getKey(kid);
+  };
+
+  let verifications = 0;
+  let cacheHits = 0;
+  let cryptoVerifications = 0;
+  let failures = 0;
+
+  async function verifyFresh(token: string, nowMs: number): Promise<VerifiedToken> {
+    checkCompactShape(token);
+    cryptoVerifications += 1;
+    let payload: JWTPayload;
+    let kid: unknown;
+    try {
+      const result = await jwtVerify(token, resolveKey, { ...verifyOptions, currentDate: new Date(nowMs) });
+      payload = result.payload;
+      kid = result.protectedHeader.kid;
+    } catch (error) {
+      throw toAuthVerifyError(error);
+    }
+    const sub = payload.sub;
+    if (typeof sub !== "string" || sub.length === 0) {
+      throw new AuthVerifyError("invalid_claims", 'The "sub" claim must be a non-empty string');
+    }
+    if (typeof kid !== "string") throw new AuthVerifyError("malformed_token");
+    const exp = payload.exp;
+    if (typeof exp !== "number") throw new AuthVerifyError("invalid_claims", 'The "exp" claim is missing');
+    const verified: VerifiedToken = Object.freeze({ userId: sub, claims: deepFreeze(payload), kid });
+    cache.set(token, verified, (exp + toleranceSec) * 1000, nowMs);
+    return verified;
+  }
+
+  async function verifyToken(token: string | undefined | null): Promise<VerifiedToken> {
+    verifications += 1;
+    try {
+      if (token === undefined || token === null || token === "") throw new AuthVerifyError("missing_token");
+      if (typeof token !== "string" || token.length > maxTokenLength) throw new AuthVerifyError("malformed_token");
+      const nowMs = now();
+      const hit = cache.get(token, nowMs);
+      if (hit !== undefined) {
+        cacheHits += 1;
+        return hit;
+      }
+      return await verifyFresh(token, nowMs);
+    } catch (error) {
+      failures += 1;
+      throw toAuthVerifyError(error);
+    }
+  }
+
+  async function verify(authorization: string | undefined | null): Promise<VerifiedToken> {
+    let token: string;
+    try {
+      if (typeof authorization === "string" && authorization.length > maxTokenLength + BEARER_PREFIX.length) {
+        throw new AuthVerifyError("malformed_token");
+      }
+      token = extractBearerToken(authorization);
+    } catch (error) {
+      verifications += 1;
+      failures += 1;
+      throw toAuthVerifyError(error);
+    }
+    return verifyToken(token);
+  }
+
+  return {
+    verify,
+    verifyToken,
+    keySet,
+    stats: () => ({
+      verifications,
+      cacheHits,
+      cryptoVerifications,
+      failures,
+      cache: cache.stats(),
+      keySet: keySet.stats(),
+    }),
+    close: () => {
+      unsubscribe();
+      cache.clear();
+      if (ownsKeySet) keySet.close();
+    },
+  };
+}

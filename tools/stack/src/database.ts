@@ -1,0 +1,42 @@
+import path from "node:path";
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@app/db/embedded";
+import pg from "pg";
+
+/** A database for the stack: the given DATABASE_URL, or an embedded server started here. */
+export interface StackDatabase {
+  url: string;
+  embedded: EmbeddedPostgresHandle | undefined;
+}
+
+/** Creates `name` on the server at `serverUrl` if it does not exist. */
+export async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (!rowCount) await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * Uses DATABASE_URL as is when set; otherwise starts the embedded PostgreSQL kept under
+ * `<dataDir>/pg` (persistent, recovered if a killed run left it running) with a database `app`.
+ */
+export async function openStackDatabase(dataDir: string, log: (line: string) => void): Promise<StackDatabase> {
+  const given = process.env.DATABASE_URL;
+  if (given) return { url: given, embedded: undefined };
+  const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
+  log(`starting embedded PostgreSQL (data in ${path.join(dataDir, "pg")}, port ${port})`);
+  const embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "pg"), port, persistent: true });
+  try {
+    return { url: await ensureDatabase(embedded.url, "app"), embedded };
+  } catch (error) {
+    await embedded.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,104 @@
+import { freePort } from "@app/db/embedded";
+import { ENTRY } from "./paths.js";
+import { type ServiceProcess, startProcess, stopProcess, waitHealthy } from "./processes.js";
+
+/** Options of {@link launchStack}. */
+export interface StackOptions {
+  databaseUrl: string;
+  /** Gateway port (the one base URL); 0 picks a free port. */
+  port: number;
+  authSecret: string;
+  dataEncryptionKey: string;
+  /** Public base URL (default `http://localhost:<port>`); JWT issuer and audience. */
+  baseUrl?: string;
+  /** How many identity and API processes to run behind the gateway (default 1 each). */
+  identityInstances?: number;
+  apiInstances?: number;
+  /** Extra environment for every service (e.g. CORS_ORIGINS, UPLOAD_DIR, REDIS_URL). */
+  env?: Record<string, string>;
+  /** Extra environment per service name ("identity-1", "api-2", ...). */
+  envFor?: (name: string) => Record<string, string>;
+  onLine?: (name: string, line: string) => void;
+}
+
+/** A running stack. */
+export interface RunningStack {
+  baseUrl: string;
+  identityUrls: string[];
+  apiUrls: string[];
+  processes: ServiceProcess[];
+  /** Resolves with the first service that exits on its own. */
+  firstExit: Promise<ServiceProcess>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts identity, API and gateway processes on one base URL: `/api/auth/*` to identity, the
+ * rest of `/api/*` to the API. Used by `pnpm start` and by the end-to-end tests.
+ */
+export async function launchStack(options: StackOptions): Promise<RunningStack> {
+  const port = options.port === 0 ? await freePort() : options.port;
+  const baseUrl = options.baseUrl ?? `http://localhost:${port}`;
+  const shared = {
+    ...process.env,
+    NODE_ENV: process.env.NODE_ENV ?? "development",
+    DATABASE_URL: options.databaseUrl,
+    AUTH_SECRET: options.authSecret,
+    DATA_ENCRYPTION_KEY: options.dataEncryptionKey,
+    BASE_URL: baseUrl,
+    ...options.env,
+  };
+  const processes: ServiceProcess[] = [];
+  const identityUrls: string[] = [];
+  const apiUrls: string[] = [];
+  const start = async (name: string, entry: string, env: Record<string, string>) => {
+    const proc = startProcess({
+      name,
+      entry,
+      env: { ...shared, ...env, ...options.envFor?.(name) },
+      ...(options.onLine ? { onLine: options.onLine } : {}),
+    });
+    processes.push(proc);
+    return proc;
+  };
+  try {
+    const starting: Promise<void>[] = [];
+    for (let i = 1; i <= (options.identityInstances ?? 1); i += 1) {
+      const p = await freePort();
+      identityUrls.push(`http://127.0.0.1:${p}`);
+      const proc = await start(`identity-${i}`, ENTRY.identity, { PORT: String(p) });
+      starting.push(waitHealthy(`http://127.0.0.1:${p}/healthz`, proc));
+    }
+    for (let i = 1; i <= (options.apiInstances ?? 1); i += 1) {
+      const p = await freePort();
+      apiUrls.push(`http://127.0.0.1:${p}`);
+      const identityUrl = identityUrls[(i - 1) % identityUrls.length] as string;
+      const proc = await start(`api-${i}`, ENTRY.api, { PORT: String(p), IDENTITY_URL: identityUrl });
+      starting.push(waitHealthy(`http://127.0.0.1:${p}/healthz`, proc));
+    }
+    const gateway = await start("gateway", ENTRY.gateway, {
+      PORT: String(port),
+      IDENTITY_UPSTREAMS: identityUrls.join(","),
+      API_UPSTREAMS: apiUrls.join(","),
+    });
+    starting.push(waitHealthy(`http://127.0.0.1:${port}/healthz`, gateway));
+    await Promise.all(starting);
+  } catch (error) {
+    await Promise.all(processes.map((p) => stopProcess(p, 3_000)));
+    throw error;
+  }
+  const firstExit = Promise.race(processes.map((p) => p.exited.then(() => p)));
+  return {
+    baseUrl,
+    identityUrls,
+    apiUrls,
+    processes,
+    firstExit,
+    async stop() {
+      // Gateway first (stop taking traffic), then the services, which drain in-flight requests.
+      const gateway = processes.filter((p) => p.name === "gateway");
+      await Promise.all(gateway.map((p) => stopProcess(p)));
+      await Promise.all(processes.filter((p) => p.name !== "gateway").map((p) => stopProcess(p)));
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+function findRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (dir !== path.dirname(dir)) {
+    if (existsSync(path.join(dir, "pnpm-workspace.yaml"))) return dir;
+    dir = path.dirname(dir);
+  }
+  throw new Error("cannot find the repository root (pnpm-workspace.yaml)");
+}
+
+/** The repository root. */
+export const ROOT = findRoot();
+/** Local state of `pnpm start`: embedded database, development secrets, uploads. */
+export const DATA_DIR = process.env.STACK_DATA_DIR ?? path.join(ROOT, ".data");
+
+/** Entry points of the service processes (built by `pnpm build`). */
+export const ENTRY = {
+  identity: path.join(ROOT, "apps/identity/dist/server.js"),
+  api: path.join(ROOT, "apps/api/dist/server.js"),
+  gateway: path.join(ROOT, "apps/gateway/dist/server.js"),
+} as const;

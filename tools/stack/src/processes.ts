@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from "node:child_process";
+
+/** A child service process with a name, for prefixed output and orderly shutdown. */
+export interface ServiceProcess {
+  name: string;
+  child: ChildProcess;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
+}
+
+/** Options of {@link startProcess}. */
+export interface StartOptions {
+  name: string;
+  entry: string;
+  env: NodeJS.ProcessEnv;
+  /** Receives each output line (default: written to this process's stdout, prefixed). */
+  onLine?: (name: string, line: string) => void;
+}
+
+function pipeLines(stream: NodeJS.ReadableStream | null, emit: (line: string) => void): void {
+  if (!stream) return;
+  let buffer = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    buffer += chunk;
+    let index = buffer.indexOf("\n");
+    while (index >= 0) {
+      emit(buffer.slice(0, index));
+      buffer = buffer.slice(index + 1);
+      index = buffer.indexOf("\n");
+    }
+  });
+  stream.on("end", () => buffer && emit(buffer));
+}
+
+/** Spawns `node <entry>` with the given environment. */
+export function startProcess(options: StartOptions): ServiceProcess {
+  const child = spawn(process.execPath, [options.entry], { env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+  const emit = options.onLine ?? ((name, line) => process.stdout.write(`${name.padEnd(8)} | ${line}\n`));
+  pipeLines(child.stdout, (line) => emit(options.name, line));
+  pipeLines(child.stderr, (line) => emit(options.name, line));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { name: options.name, child, exited };
+}
+
+/** Polls `url` until it answers 2xx, the process exits, or the timeout passes. */
+export async function waitHealthy(url: string, proc: ServiceProcess, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let exited = false;
+  void proc.exited.then(() => {
+    exited = true;
+  });
+  while (Date.now() < until) {
+    if (exited) throw new Error(`${proc.name} exited before it became healthy`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${proc.name} did not become healthy at ${url} within ${timeoutMs} ms`);
+}
+
+/** SIGTERM, then SIGKILL after `graceMs` if it is still running. */
+export async function stopProcess(proc: ServiceProcess, graceMs = 10_000): Promise<void> {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  proc.child.kill("SIGTERM");
+  const timer = setTimeout(() => proc.child.kill("SIGKILL"), graceMs);
+  await proc.exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,60 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort } from "@app/db/embedded";
+import { afterAll, describe, expect, it } from "vitest";
+
+const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "dist", "start.js");
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** Runs `pnpm start`'s launcher on a fresh data dir with no DATABASE_URL, as a new user would. */
+async function runStart(dataDir: string, port: number, pgPort: number) {
+  const env = { ...process.env, PORT: String(port), STACK_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) };
+  delete env.DATABASE_URL;
+  delete env.TEST_DATABASE_URL;
+  const child = spawn(process.execPath, [entry], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const until = Date.now() + 60_000;
+  while (!output.includes("ready: ") && Date.now() < until && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+  return { child, exited, output: () => output };
+}
+
+describe("pnpm start on a fresh machine (embedded PostgreSQL)", () => {
+  it("serves the contract on one base URL, keeps its secret across restarts and stops cleanly on Ctrl-C", async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), "stack-start-"));
+    dirs.push(dataDir);
+    const port = await freePort();
+    const pgPort = await freePort();
+    const base = `http://localhost:${port}`;
+
+    const first = await runStart(dataDir, port, pgPort);
+    expect(first.output()).toContain(`ready: ${base}`);
+    const jwks = (await (await fetch(`${base}/api/auth/jwks`)).json()) as { keys: { kid: string }[] };
+    expect(jwks.keys).toHaveLength(1);
+    const secret = await readFile(path.join(dataDir, "secrets.json"), "utf8");
+    first.child.kill("SIGINT");
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toContain("stopped");
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+
+    const second = await runStart(dataDir, port, pgPort);
+    expect(second.output()).toContain("ready: ");
+    const again = (await (await fetch(`${base}/api/auth/jwks`)).json()) as { keys: { kid: string }[] };
+    expect(again.keys.map((k) => k.kid)).toEqual(jwks.keys.map((k) => k.kid));
+    expect(await readFile(path.join(dataDir, "secrets.json"), "utf8")).toBe(secret);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  });
+});
