@@ -71,6 +71,40 @@ describe("gateway", () => {
     expect(((await other.json()) as { error: { code: string } }).error.code).toBe("not_found");
   });
 
+  it("refuses ambiguous paths instead of letting the upstream normalise them", async () => {
+    // Raw requests: fetch would normalise the dot segments before sending them.
+    const raw = (path: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        http
+          .get({ host: "127.0.0.1", port: new URL(base).port, path }, (res) => {
+            let body = "";
+            res.on("data", (d: Buffer) => {
+              body += d.toString();
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+          })
+          .on("error", reject);
+      });
+    for (const path of [
+      "/api//auth/get-session",
+      "/api/auth/../tasks",
+      "/api/auth/%2e%2e/tasks",
+      "/api/auth%2fget-session",
+      "/api/auth/./jwks",
+      "/api/auth\\..\\tasks",
+    ]) {
+      const res = await raw(path);
+      expect(res.status, path).toBe(400);
+      expect((JSON.parse(res.body) as { error: { code: string } }).error.code).toBe("bad_request");
+    }
+  });
+
+  it("sets forwarding headers itself instead of passing the client's through", async () => {
+    const res = await fetch(`${base}/api/tasks`, { headers: { "x-forwarded-for": "6.6.6.6", "x-forwarded-host": "evil.example" } });
+    const body = (await res.json()) as { forwardedFor: string };
+    expect(body.forwardedFor).not.toContain("6.6.6.6");
+  });
+
   it("streams SSE without buffering", async () => {
     const controller = new AbortController();
     const res = await fetch(`${base}/api/stream`, { signal: controller.signal });

@@ -22,6 +22,28 @@ function roundRobin(targets: readonly string[]): () => string {
   };
 }
 
+/**
+ * Paths whose meaning could differ between this router and the upstream (empty, dot or
+ * backslash segments, encoded slashes or dots) are refused instead of being normalised later.
+ */
+export function isAmbiguousPath(url: string | undefined): boolean {
+  const path = (url ?? "/").split("?")[0] ?? "/";
+  if (!path.startsWith("/") || path.includes("\\") || path.includes("//")) return true;
+  if (/%(2e|2f|5c|00)/i.test(path)) return true;
+  return path.split("/").some((segment) => segment === "." || segment === "..");
+}
+
+/** Client-supplied forwarding headers: the gateway is the edge, so it sets them itself. */
+const FORWARDING_HEADERS = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "forwarded", "x-real-ip"];
+
+function dropForwardingHeaders(req: IncomingMessage): void {
+  for (const name of FORWARDING_HEADERS) delete req.headers[name];
+}
+
+function isApiPath(url: string): boolean {
+  return url === "/api" || url.startsWith("/api/") || url.startsWith("/api?");
+}
+
 function isAuthPath(url: string | undefined): boolean {
   const path = (url ?? "/").split("?")[0] ?? "/";
   return path === AUTH_BASE_PATH || path.startsWith(`${AUTH_BASE_PATH}/`);
@@ -58,11 +80,17 @@ export function createGateway(options: GatewayOptions): Server {
 
   const server = http.createServer((req, res) => {
     const url = req.url ?? "/";
-    if (url === "/healthz") {
+    if (url === "/healthz" || url.startsWith("/healthz?")) {
       res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
       return;
     }
-    const route = isAuthPath(url) ? identity : url === "/api" || url.startsWith("/api/") || url.startsWith("/api?") ? api : undefined;
+    if (isAmbiguousPath(url)) {
+      res.writeHead(400, { "content-type": "application/json; charset=utf-8" });
+      res.end(JSON.stringify(fail("bad_request", "path contains empty, dot or encoded separator segments")));
+      return;
+    }
+    dropForwardingHeaders(req);
+    const route = isAuthPath(url) ? identity : isApiPath(url) ? api : undefined;
     if (!route) {
       res.writeHead(404, { "content-type": "application/json; charset=utf-8" });
       res.end(JSON.stringify(fail("not_found", `no route for ${req.method} ${url.split("?")[0]}`)));
@@ -74,7 +102,13 @@ export function createGateway(options: GatewayOptions): Server {
   });
   server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on("error", () => socket.destroy());
-    const route = isAuthPath(req.url) ? identity : api;
+    const url = req.url ?? "/";
+    if (isAmbiguousPath(url) || !isApiPath(url)) {
+      socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+      return;
+    }
+    dropForwardingHeaders(req);
+    const route = isAuthPath(url) ? identity : api;
     route.upgrade?.(req, socket, head);
   });
   return server;

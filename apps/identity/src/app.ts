@@ -1,4 +1,4 @@
-import { type Db, isDatabaseUnavailable } from "@app/db";
+import { type Db, isDatabaseUnavailable, isInvalidInput } from "@app/db";
 import { AppError, corsPolicy, errorHandler, jsonBody, notFoundHandler, requestLogging } from "@app/http-kit";
 import cookieParser from "cookie-parser";
 import express, { type Express } from "express";
@@ -27,12 +27,19 @@ export interface IdentityApp {
 /** Maps dependency failures to coded errors: a database that cannot be reached answers 503. */
 function classify(error: unknown): AppError | undefined {
   if (isDatabaseUnavailable(error)) return new AppError("service_unavailable", "database unavailable", { cause: error });
+  if (isInvalidInput(error)) return new AppError("bad_request", "request contains a value that cannot be stored", { cause: error });
   return undefined;
 }
 
+/** Session and token responses must never be stored by a cache (the JWKS route overrides this). */
+const noStore: express.RequestHandler = (_req, res, next) => {
+  res.setHeader("cache-control", "no-store");
+  next();
+};
+
 /**
  * Builds the identity Express app (never listens). Middleware order: request context and
- * logging, CORS, body parsing (415/413/400), cookies, origin check, routes, 404, errors.
+ * logging, CORS, origin check, no-store, body parsing (415/413/400), cookies, routes, 404, errors.
  */
 export function createApp(deps: IdentityDeps): IdentityApp {
   const { config, db, logger } = deps;
@@ -48,9 +55,10 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   app.use(requestLogging(logger));
   app.use(healthRoutes(db));
   app.use("/api/auth", corsPolicy({ origins: config.corsOrigins, exposeAuthHeader: config.exposeAuthHeader }));
+  app.use("/api/auth", originCheck(config.corsOrigins));
+  app.use("/api/auth", noStore);
   app.use("/api/auth", jsonBody({ limit: "16kb" }));
   app.use("/api/auth", cookieParser());
-  app.use("/api/auth", originCheck(config.corsOrigins));
   app.use("/api/auth", authRoutes(service, { name: config.cookieName, secure: config.secureCookies }));
   app.use(notFoundHandler());
   app.use(errorHandler({ logger, classify }));

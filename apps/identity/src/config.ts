@@ -1,4 +1,4 @@
-import { commaList, loadConfig, portSchema } from "@app/http-kit";
+import { loadConfig, originList, portSchema, trustProxySchema } from "@app/http-kit";
 import { z } from "zod";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -10,8 +10,8 @@ const schema = z
     PORT: portSchema.default(3001),
     DATABASE_URL: z.string({ error: "DATABASE_URL is required" }).min(1, "DATABASE_URL is required"),
     AUTH_SECRET: z.string({ error: "AUTH_SECRET is required" }).min(1, "AUTH_SECRET is required"),
-    BASE_URL: z.url({ error: "BASE_URL must be an absolute URL" }).default("http://localhost:3000"),
-    CORS_ORIGINS: commaList,
+    BASE_URL: z.url({ error: "BASE_URL must be an absolute URL" }).optional(),
+    CORS_ORIGINS: originList,
     CORS_EXPOSE_AUTH_HEADER: z.enum(["true", "false"]).default("true"),
     COOKIE_PREFIX: z
       .string()
@@ -19,13 +19,16 @@ const schema = z
       .default("identity"),
     JWT_ISSUER: z.string().optional(),
     JWT_AUDIENCE: z.string().optional(),
-    SESSION_TTL_DAYS: z.coerce.number().positive().default(7),
-    TRUST_PROXY: z.string().default("loopback"),
+    SESSION_TTL_DAYS: z.coerce.number().positive().max(400, "SESSION_TTL_DAYS must be at most 400").default(7),
+    TRUST_PROXY: trustProxySchema,
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .superRefine((env, ctx) => {
-    if (env.NODE_ENV === "production" && env.AUTH_SECRET.length < 32) {
+    if (env.NODE_ENV === "production" && env.AUTH_SECRET.trim().length < 32) {
       ctx.addIssue({ code: "custom", path: ["AUTH_SECRET"], message: "AUTH_SECRET must be at least 32 characters in production" });
+    }
+    if (env.NODE_ENV === "production" && !env.BASE_URL) {
+      ctx.addIssue({ code: "custom", path: ["BASE_URL"], message: "BASE_URL is required in production (JWT issuer, cookie Secure flag)" });
     }
   });
 
@@ -44,13 +47,13 @@ export interface IdentityConfig {
   issuer: string;
   audience: string;
   sessionTtlMs: number;
-  trustProxy: string;
+  trustProxy: boolean | number | string;
   logLevel: string;
 }
 
 /** Builds the config from an environment; pure, so tests can call it with a literal. */
 export function configFrom(env: z.output<typeof schema>): IdentityConfig {
-  const baseUrl = env.BASE_URL.replace(/\/+$/, "");
+  const baseUrl = (env.BASE_URL ?? "http://localhost:3000").replace(/\/+$/, "");
   const origins = env.CORS_ORIGINS.length ? env.CORS_ORIGINS : env.NODE_ENV === "production" ? [] : ["http://localhost:5173"];
   return {
     env: env.NODE_ENV,

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { JWT_LIFETIME_SECONDS, SET_AUTH_JWT_HEADER } from "@app/contracts";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import request from "supertest";
@@ -53,8 +54,15 @@ describe("sign-up and sign-in: a cookie session, never a JWT", () => {
     const [id, secret] = (cookie.split("=")[1] ?? "").split(".");
     const row = await kit.db.prisma.session.findUniqueOrThrow({ where: { id: id ?? "" } });
     expect(row.userId).toBe(user.id);
-    expect(Buffer.from(row.secretHash).toString("base64url")).not.toBe(secret);
+    expect(Buffer.from(row.secretHash)).toEqual(
+      createHash("sha256")
+        .update(secret ?? "")
+        .digest(),
+    );
     expect(JSON.stringify(row)).not.toContain(secret);
+    // What a database leak yields (the stored hash) does not work as a cookie.
+    const leaked = `identity.session_token=${id}.${Buffer.from(row.secretHash).toString("base64url").slice(0, 43)}`;
+    await request(kit.app).post("/api/auth/get-session").set("cookie", leaked).expect(401);
   });
 
   it("sign-in with the right password sets a new session cookie and no JWT", async () => {
@@ -221,6 +229,35 @@ describe("bad input: clear 4xx in the error envelope", () => {
     expect(res.body.error.code).toBe(code);
   });
 
+  it.each([
+    ["NUL in email", { email: "a\u0000@example.com", password: "long enough 1" }, "email"],
+    ["lone surrogate in email", { email: "a\ud800@example.com", password: "long enough 1" }, "email"],
+    ["lone surrogate in password", { email: "a@example.com", password: "long\ud800enough1" }, "password"],
+  ])("refuses %s with 400 naming the field, never 500", async (_name, body, field) => {
+    for (const path of ["/api/auth/sign-in/email", "/api/auth/sign-up/email"]) {
+      const res = await request(kit.app)
+        .post(path)
+        .send({ name: "N", ...body })
+        .expect(400);
+      expect(res.body.error.issues.map((i: { path: string }) => i.path)).toContain(field);
+    }
+    const res = await request(kit.app)
+      .post("/api/auth/sign-up/email")
+      .send({ email: "n@example.com", password: "long enough 1", name: "a\u0000b" })
+      .expect(400);
+    expect(res.body.error.issues[0].path).toBe("name");
+  });
+
+  it("answers 400 for a corrupt gzip body", async () => {
+    const bad = await request(kit.app)
+      .post("/api/auth/sign-in/email")
+      .set("content-type", "application/json")
+      .set("content-encoding", "gzip")
+      .send("notgzip")
+      .expect(400);
+    expect(bad.body.error.code).toBe("bad_request");
+  });
+
   it("names the invalid field", async () => {
     const res = await request(kit.app)
       .post("/api/auth/sign-up/email")
@@ -264,6 +301,11 @@ describe("CORS and origin checks", () => {
       .expect(403);
     expect(res.body.error.code).toBe("origin_not_allowed");
     await request(kit.app).post("/api/auth/sign-out").set("sec-fetch-site", "cross-site").expect(403);
+    await request(kit.app).post("/api/auth/get-session").set("origin", "http://evil.example").expect(403);
+  });
+
+  it("reports ready when the database answers", async () => {
+    await request(kit.app).get("/readyz").expect(200, { status: "ready" });
   });
 });
 

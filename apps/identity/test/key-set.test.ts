@@ -65,6 +65,23 @@ describe("AUTH_SECRET changed", () => {
     const served = (await request(back.app).get("/api/auth/jwks").expect(200)).body.keys.map((k: { kid: string }) => k.kid);
     expect(served).not.toContain(oldKid);
   });
+
+  it("does not fight a peer that runs with another secret (no churn)", async () => {
+    const oldInstance = await kit({ AUTH_SECRET: "first-secret-first-secret-first-secret-1" });
+    const { cookie } = await signUp(oldInstance.app);
+    await tokenFor(oldInstance, cookie);
+    await new Promise((r) => setTimeout(r, 5));
+    const newInstance = await kit({ AUTH_SECRET: "second-secret-second-secret-second-secr" });
+    const newKid = decodeProtectedHeader(await tokenFor(newInstance, cookie)).kid;
+
+    // The instance still on the old secret refuses with 503 instead of retiring the new key...
+    const refused = await request(oldInstance.app).post("/api/auth/get-session").set("cookie", cookie).expect(503);
+    expect(refused.body.error.code).toBe("service_unavailable");
+    await request(oldInstance.app).get("/api/auth/jwks").expect(503);
+    // ...so the instance with the current secret keeps its key.
+    expect(decodeProtectedHeader(await tokenFor(newInstance, cookie)).kid).toBe(newKid);
+    expect(await newInstance.db.prisma.jwks.count({ where: { retiredAt: null } })).toBe(1);
+  });
 });
 
 describe("key creation", () => {

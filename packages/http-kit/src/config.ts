@@ -25,3 +25,33 @@ export const commaList = z
 
 /** A TCP port variable. */
 export const portSchema = z.coerce.number().int().min(0).max(65535);
+
+/** A comma-separated list of exact origins (`scheme://host[:port]`), normalised; `*` is refused. */
+export const originList = commaList.pipe(
+  z.array(
+    z.string().transform((value, ctx) => {
+      try {
+        const url = new URL(value);
+        if (url.origin === "null" || !/^https?:$/.test(url.protocol)) throw new Error("not http(s)");
+        return url.origin;
+      } catch {
+        ctx.addIssue({ code: "custom", message: `"${value}" is not an origin like https://app.example.com` });
+        return z.NEVER;
+      }
+    }),
+  ),
+);
+
+/**
+ * Express's `trust proxy`: "true"/"false", a hop count, or a list of names/CIDRs
+ * (loopback, uniquelocal, 10.0.0.0/8...). Default: loopback only.
+ */
+export const trustProxySchema = z
+  .string()
+  .default("loopback")
+  .transform((value): boolean | number | string => {
+    if (value === "true") return true;
+    if (value === "false") return false;
+    if (/^\d+$/.test(value)) return Number(value);
+    return value;
+  });

@@ -31,6 +31,14 @@ export function toAppError(error: unknown, classify?: ErrorHandlerOptions["class
   if (typeof type === "string" && BODY_ERRORS[type]) return (BODY_ERRORS[type] as () => AppError)();
   const classified = classify?.(error);
   if (classified) return classified;
+  const status =
+    (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    // A client error raised by a parser we did not map by type (e.g. a corrupt gzip body).
+    if (status === 413) return new AppError("payload_too_large", "request body is too large");
+    if (status === 415) return new AppError("unsupported_media_type", "unsupported request body");
+    return new AppError("bad_request", "request could not be read");
+  }
   return new AppError("internal_error", "internal error", { expose: false, cause: error });
 }
 

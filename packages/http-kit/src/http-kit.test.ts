@@ -70,6 +70,14 @@ describe("http-kit", () => {
     expect(form.body.error.code).toBe("unsupported_media_type");
   });
 
+  it("refuses NUL and lone surrogates anywhere in a JSON body, naming the field", async () => {
+    const { app } = kitchenSink();
+    const res = await request(app).post("/echo").set("content-type", "application/json").send('{"name":"a\\u0000b"}').expect(400);
+    expect(res.body.error.issues[0].path).toBe("name");
+    const nested = await request(app).post("/echo").set("content-type", "application/json").send('{"x":{"y":["\\ud800"]}}').expect(400);
+    expect(nested.body.error.issues[0].path).toBe("x.y.0");
+  });
+
   it("hides internals of 500s, keeps headers of coded errors, 404s unknown routes", async () => {
     const { app } = kitchenSink();
     const boom = await request(app).get("/boom").expect(500);

@@ -1,5 +1,5 @@
 export { AppError, type AppErrorOptions, isAppError } from "./app-error.js";
-export { commaList, loadConfig, portSchema } from "./config.js";
+export { commaList, loadConfig, originList, portSchema, trustProxySchema } from "./config.js";
 export { currentContext, type RequestContext, runWithContext, setContextUser } from "./context.js";
 export { type CorsPolicyOptions, corsPolicy } from "./cors.js";
 export { type ErrorHandlerOptions, errorHandler, notFoundHandler, toAppError } from "./error-handler.js";

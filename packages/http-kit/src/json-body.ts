@@ -1,3 +1,4 @@
+import { isCleanText } from "@app/contracts";
 import express, { type RequestHandler } from "express";
 import { AppError } from "./app-error.js";
 
@@ -27,6 +28,33 @@ export function jsonBody(options: JsonBodyOptions = {}): RequestHandler {
     if (!req.is("application/json") && !req.is("application/*+json")) {
       return next(new AppError("unsupported_media_type", "request body must be application/json"));
     }
-    parse(req, res, next);
+    parse(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      const bad = findUnsafeText(req.body, "");
+      if (bad !== undefined) {
+        return next(
+          new AppError("validation_failed", `invalid body: ${bad || "(body)"}`, {
+            issues: [{ path: bad || "(body)", message: "contains characters that are not allowed (NUL or a lone surrogate)" }],
+          }),
+        );
+      }
+      next();
+    });
   };
+}
+
+/**
+ * The dotted path of the first string (value or key) holding a NUL character or a lone UTF-16
+ * surrogate, which PostgreSQL cannot store or would store altered; undefined when there is none.
+ */
+export function findUnsafeText(value: unknown, path: string, depth = 0): string | undefined {
+  if (typeof value === "string") return isCleanText(value) ? undefined : path;
+  if (depth > 64 || value === null || typeof value !== "object") return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (!isCleanText(key)) return at;
+    const found = findUnsafeText(child, at, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

@@ -49,7 +49,7 @@ export function serve(app: Express, options: ServeOptions): Promise<Server> {
       });
       server.closeIdleConnections();
     };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
   });
 }

@@ -39,12 +39,11 @@ export interface RunningStack {
 export async function launchStack(options: StackOptions): Promise<RunningStack> {
   const port = options.port === 0 ? await freePort() : options.port;
   const baseUrl = options.baseUrl ?? `http://localhost:${port}`;
+  const { AUTH_SECRET: _a, DATA_ENCRYPTION_KEY: _d, ...inherited } = process.env;
   const shared = {
-    ...process.env,
+    ...inherited,
     NODE_ENV: process.env.NODE_ENV ?? "development",
     DATABASE_URL: options.databaseUrl,
-    AUTH_SECRET: options.authSecret,
-    DATA_ENCRYPTION_KEY: options.dataEncryptionKey,
     BASE_URL: baseUrl,
     ...options.env,
   };
@@ -66,14 +65,18 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     for (let i = 1; i <= (options.identityInstances ?? 1); i += 1) {
       const p = await freePort();
       identityUrls.push(`http://127.0.0.1:${p}`);
-      const proc = await start(`identity-${i}`, ENTRY.identity, { PORT: String(p) });
+      const proc = await start(`identity-${i}`, ENTRY.identity, { PORT: String(p), AUTH_SECRET: options.authSecret });
       starting.push(waitHealthy(`http://127.0.0.1:${p}/healthz`, proc));
     }
     for (let i = 1; i <= (options.apiInstances ?? 1); i += 1) {
       const p = await freePort();
       apiUrls.push(`http://127.0.0.1:${p}`);
       const identityUrl = identityUrls[(i - 1) % identityUrls.length] as string;
-      const proc = await start(`api-${i}`, ENTRY.api, { PORT: String(p), IDENTITY_URL: identityUrl });
+      const proc = await start(`api-${i}`, ENTRY.api, {
+        PORT: String(p),
+        IDENTITY_URL: identityUrl,
+        DATA_ENCRYPTION_KEY: options.dataEncryptionKey,
+      });
       starting.push(waitHealthy(`http://127.0.0.1:${p}/healthz`, proc));
     }
     const gateway = await start("gateway", ENTRY.gateway, {

@@ -33,6 +33,19 @@ function pipeLines(stream: NodeJS.ReadableStream | null, emit: (line: string) =>
   stream.on("end", () => buffer && emit(buffer));
 }
 
+/** Every child started here that has not exited yet. */
+const live = new Set<ServiceProcess>();
+
+// Last resort: whatever way this process ends, no child outlives it.
+process.on("exit", () => {
+  for (const proc of live) proc.child.kill("SIGKILL");
+});
+
+/** Stops every live child (SIGTERM, then SIGKILL after `graceMs`). */
+export async function stopAll(graceMs = 10_000): Promise<void> {
+  await Promise.all([...live].map((p) => stopProcess(p, graceMs)));
+}
+
 /** Spawns `node <entry>` with the given environment. */
 export function startProcess(options: StartOptions): ServiceProcess {
   const child = spawn(process.execPath, [options.entry], { env: options.env, stdio: ["ignore", "pipe", "pipe"] });
@@ -40,7 +53,10 @@ export function startProcess(options: StartOptions): ServiceProcess {
   pipeLines(child.stdout, (line) => emit(options.name, line));
   pipeLines(child.stderr, (line) => emit(options.name, line));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { name: options.name, child, exited };
+  const proc = { name: options.name, child, exited };
+  live.add(proc);
+  void exited.then(() => live.delete(proc));
+  return proc;
 }
 
 /** Polls `url` until it answers 2xx, the process exits, or the timeout passes. */

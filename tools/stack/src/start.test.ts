@@ -14,9 +14,9 @@ afterAll(async () => {
 
 /** Runs `pnpm start`'s launcher on a fresh data dir with no DATABASE_URL, as a new user would. */
 async function runStart(dataDir: string, port: number, pgPort: number) {
-  const env = { ...process.env, PORT: String(port), STACK_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) };
-  delete env.DATABASE_URL;
-  delete env.TEST_DATABASE_URL;
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), STACK_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) };
+  // A fresh machine: no database URL, and none of the variables vitest injects (BASE_URL=/ ...).
+  for (const name of ["DATABASE_URL", "TEST_DATABASE_URL", "BASE_URL", "MODE", "DEV", "PROD", "SSR"]) delete env[name];
   const child = spawn(process.execPath, [entry], { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout.on("data", (d: Buffer) => {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { SignInBody, SignUpBody } from "@app/contracts";
 import { isUniqueViolation, type PrismaClient, type User } from "@app/db";
 import { AppError } from "@app/http-kit";
-import { hashPassword, verifyPassword } from "./passwords.js";
+import { hashPassword, verifyPassword, warmUpPasswords } from "./passwords.js";
 
 const CREDENTIAL = "credential";
 
@@ -15,6 +15,7 @@ export class Accounts {
 
   constructor(deps: { prisma: PrismaClient }) {
     this.#db = deps.prisma;
+    void warmUpPasswords();
   }
 
   /** Creates a user with a credential account; `email_taken` (409) when the email is in use. */

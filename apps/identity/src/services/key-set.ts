@@ -1,6 +1,7 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID } from "node:crypto";
 import { JWT_LIFETIME_SECONDS } from "@app/contracts";
 import type { Jwks, PrismaClient } from "@app/db";
+import { AppError } from "@app/http-kit";
 import type { Logger } from "pino";
 import { SecretBox } from "./secret-box.js";
 
@@ -51,6 +52,11 @@ function newKeyRow(box: SecretBox, now: Date) {
  * Every call reads the table once, so all identity instances agree; decrypted keys are cached
  * by kid. Rows the current secret cannot open (AUTH_SECRET changed) are retired: never served,
  * never used, and a fresh key is made so get-session keeps working.
+ *
+ * Only rows that existed when this instance started are retired that way. A newer row it cannot
+ * open was made by a peer running with another secret (a rolling secret change, or a
+ * misconfigured replica): this instance leaves it alone and answers 503 until it is restarted
+ * with the right secret, rather than retiring the peer's keys back and forth.
  */
 export class KeySet {
   readonly #db: PrismaClient;
@@ -59,12 +65,15 @@ export class KeySet {
   readonly #now: () => number;
   /** kid → decrypted key, or null when this secret cannot open the row. */
   readonly #opened = new Map<string, UsableKey | null>();
+  /** Rows created after this moment that we cannot open belong to a peer with another secret. */
+  readonly #startedAt: number;
 
   constructor(deps: { prisma: PrismaClient; authSecret: string; logger: Logger; now?: () => number }) {
     this.#db = deps.prisma;
     this.#box = new SecretBox(deps.authSecret);
     this.#log = deps.logger;
     this.#now = deps.now ?? Date.now;
+    this.#startedAt = this.#now();
   }
 
   /** Reads the key set (one query in the steady state), repairing it when needed. */
@@ -99,13 +108,22 @@ export class KeySet {
   async #classify(rows: Jwks[]): Promise<KeySetView | undefined> {
     const usable: UsableKey[] = [];
     const unreadable: string[] = [];
+    let foreign = 0;
     for (const row of rows) {
       const key = this.#open(row);
       if (key) usable.push(key);
-      else unreadable.push(row.id);
+      else if (row.createdAt.getTime() <= this.#startedAt) unreadable.push(row.id);
+      else foreign += 1;
     }
     if (unreadable.length) await this.#retire(unreadable);
     const [signing] = usable;
+    if (!signing && foreign) {
+      this.#log.error(
+        { foreign },
+        "the key set was made by an instance with another AUTH_SECRET; restart this one with the current secret",
+      );
+      throw new AppError("service_unavailable", "signing keys are sealed with another AUTH_SECRET");
+    }
     if (!signing) return undefined;
     return { signing, published: this.#publishable(usable) };
   }
@@ -134,7 +152,7 @@ export class KeySet {
       async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_CREATION_LOCK})`;
         const rows = await tx.jwks.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
-        if (rows.some((r) => this.#open(r))) return;
+        if (rows.some((r) => this.#open(r) || r.createdAt.getTime() > this.#startedAt)) return;
         const stale = rows.map((r) => r.id);
         if (stale.length) await tx.jwks.updateMany({ where: { id: { in: stale } }, data: { retiredAt: new Date(this.#now()) } });
         const row = await tx.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });

@@ -18,6 +18,12 @@ export function hashPassword(password: string): Promise<string> {
 
 let dummyHash: Promise<string> | undefined;
 
+/** Computes the dummy hash ahead of the first unknown-email sign-in, so that one is not slower. */
+export function warmUpPasswords(): Promise<unknown> {
+  dummyHash ??= hashPassword("dummy-password-for-timing");
+  return dummyHash;
+}
+
 /**
  * Verifies a password against a stored hash. With no stored hash (unknown email) it still
  * verifies against a fixed dummy hash of the same cost, so both failures take the same time.

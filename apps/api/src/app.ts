@@ -1,0 +1,171 @@
+import type { Server } from "node:http";
+import { createVerifier, type Verifier } from "@app/auth-verify";
+import { NEXT_CURSOR_HEADER } from "@app/contracts";
+import { type Db, isDatabaseUnavailable, isInvalidInput, Prisma } from "@app/db";
+import { AppError, corsPolicy, errorHandler, notFoundHandler, requestLogging } from "@app/http-kit";
+import express, { type Express, Router } from "express";
+import type { Logger } from "pino";
+import { WebSocketServer } from "ws";
+import type { ApiConfig } from "./config.js";
+import { createAuthenticate } from "./entry/authenticate.js";
+import { cookieSession } from "./entry/cookie-session.js";
+import { wsUpgradeHandler } from "./entry/ws-upgrade.js";
+import { EventBus } from "./events/bus.js";
+import { SseHub } from "./events/sse.js";
+import { WsHub } from "./events/ws-hub.js";
+import { ApiRoutes, RouteRegistry } from "./lib/registry.js";
+import { SecretBox } from "./lib/secret-box.js";
+import { exposeHeaders } from "./middleware/expose-headers.js";
+import { adminRoutes } from "./routes/admin.js";
+import { generateRoutes } from "./routes/generate.js";
+import { healthRoutes } from "./routes/health.js";
+import { mcpOAuthRoutes } from "./routes/mcp-oauth.js";
+import { meRoutes } from "./routes/me.js";
+import { openApiRoutes } from "./routes/openapi.js";
+import { agentRoutes, chatRoutes, mcpServerRoutes, projectRoutes } from "./routes/resources.js";
+import { taskRoutes } from "./routes/tasks.js";
+import { uploadRoutes } from "./routes/uploads.js";
+import { AgentsService } from "./services/agents.js";
+import { ChatsService } from "./services/chats.js";
+import { FileStore } from "./services/file-store.js";
+import { McpOAuthService } from "./services/mcp-oauth.js";
+import { McpServersService } from "./services/mcp-servers.js";
+import { ProjectsService } from "./services/projects.js";
+import { RolesService } from "./services/roles.js";
+import { TasksService } from "./services/tasks.js";
+import { LocalTextProvider, OpenAiCompatibleProvider, type TextProvider } from "./services/text-providers.js";
+import { UploadsService } from "./services/uploads.js";
+
+/** What the API app is built from. */
+export interface ApiDeps {
+  config: ApiConfig;
+  db: Db;
+  logger: Logger;
+  /** A verifier to use instead of one built from the config (tests). */
+  verifier?: Verifier;
+  /** Clock for the verifier and the OAuth state expiry (tests freeze it). */
+  now?: () => number;
+  /** fetch for outbound calls: identity get-session, OAuth token exchange, text provider. */
+  fetch?: typeof fetch;
+  /** Text provider to use instead of the configured one. */
+  textProvider?: TextProvider;
+}
+
+/** The built app and its lifecycle. */
+export interface ApiApp {
+  app: Express;
+  verifier: Verifier;
+  bus: EventBus;
+  sse: SseHub;
+  ws: WsHub;
+  registry: RouteRegistry;
+  /** Handles `GET /api/ws?token=` upgrades on an HTTP server. */
+  attachWebSocket(server: Server): void;
+  /** Starts event delivery (LISTEN) and creates the upload directory. */
+  start(): Promise<void>;
+  /** Ends SSE streams and sockets with a reason and stops event delivery. */
+  shutdown(reason?: string): Promise<void>;
+}
+
+/** Maps dependency failures to coded errors. */
+function classify(error: unknown): AppError | undefined {
+  if (isDatabaseUnavailable(error)) return new AppError("service_unavailable", "database unavailable", { cause: error });
+  if (isInvalidInput(error)) return new AppError("bad_request", "request contains a value that cannot be stored", { cause: error });
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    if (error.code === "P2025") return new AppError("not_found", "not found", { cause: error });
+    if (error.code === "P2003") return new AppError("conflict", "a referenced record does not exist", { cause: error });
+  }
+  return undefined;
+}
+
+function textProviderFrom(config: ApiConfig, doFetch: typeof fetch | undefined): TextProvider {
+  if (!config.openai) return new LocalTextProvider();
+  return new OpenAiCompatibleProvider({ ...config.openai, ...(doFetch ? { fetch: doFetch } : {}) });
+}
+
+/**
+ * Builds the API (never listens). Order: request context + logging, health, CORS, routes (each
+ * declares its own entry: JSON route, stream-auth middleware, or the cookie exception), 404,
+ * errors. Body parsing happens inside each route after authentication.
+ */
+export function createApp(deps: ApiDeps): ApiApp {
+  const { config, db, logger } = deps;
+  const verifier =
+    deps.verifier ??
+    createVerifier({
+      jwksUrl: config.jwksUrl,
+      issuer: config.issuer,
+      audience: config.audience,
+      verifiedCache: config.verifyCache,
+      ...(config.jwksStaleIfErrorMs === undefined ? {} : { staleIfErrorMs: config.jwksStaleIfErrorMs }),
+      ...(deps.now ? { now: deps.now } : {}),
+    });
+  const authenticate = createAuthenticate(verifier);
+  const prisma = db.prisma;
+  const bus = new EventBus({ databaseUrl: config.databaseUrl, prisma, logger });
+  const box = new SecretBox(config.dataEncryptionKey);
+  const store = new FileStore(config.uploadDir);
+  const tasks = new TasksService(prisma, bus);
+  const roles = new RolesService(prisma);
+  const mcpServers = new McpServersService(prisma, box);
+  const oauth = new McpOAuthService(prisma, mcpServers, box, {
+    redirectUri: config.mcpRedirectUri,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  const sse = new SseHub({ heartbeatMs: config.sseHeartbeatMs });
+  const ws = new WsHub({ bus, tasks, logger });
+  const uploadLimits = { maxFileBytes: config.uploadMaxBytes, allowedTypes: config.uploadAllowedTypes };
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", config.trustProxy);
+  app.use(requestLogging(logger));
+  app.use(healthRoutes(db, bus));
+  app.use(
+    "/api",
+    corsPolicy({ origins: config.corsOrigins, exposeAuthHeader: config.exposeAuthHeader }),
+    exposeHeaders([NEXT_CURSOR_HEADER, "link"]),
+  );
+
+  const registry = new RouteRegistry();
+  const api = new ApiRoutes(Router(), registry, authenticate);
+  meRoutes(api);
+  taskRoutes(api, { tasks, bus, sse, store, authenticate, upload: uploadLimits });
+  projectRoutes(api, new ProjectsService(prisma));
+  agentRoutes(api, new AgentsService(prisma));
+  chatRoutes(api, new ChatsService(prisma));
+  mcpServerRoutes(api, mcpServers);
+  uploadRoutes(api, { uploads: new UploadsService(prisma, store), authenticate, limits: uploadLimits });
+  generateRoutes(api, { provider: deps.textProvider ?? textProviderFrom(config, deps.fetch), sse, authenticate, logger });
+  const cookieAuth = cookieSession({ getSessionUrl: config.getSessionUrl, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+  mcpOAuthRoutes(api, { oauth, cookieAuth, returnUrl: config.mcpReturnUrl });
+  adminRoutes(api, { roles, authenticate });
+  app.use(openApiRoutes(registry, config.baseUrl));
+  app.use(api.router);
+  app.use(notFoundHandler());
+  app.use(errorHandler({ logger, classify }));
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  return {
+    app,
+    verifier,
+    bus,
+    sse,
+    ws,
+    registry,
+    attachWebSocket(server) {
+      server.on("upgrade", wsUpgradeHandler({ authenticate, wss, logger, onConnection: (socket, auth) => ws.accept(socket, auth) }));
+    },
+    async start() {
+      await store.init();
+      await bus.start();
+    },
+    async shutdown(reason = "server shutting down") {
+      sse.closeAll(reason);
+      ws.closeAll(reason);
+      await bus.close();
+      verifier.close();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// Grants the "admin" role to an existing user, by email:
+//   DATABASE_URL=postgresql://... node apps/api/dist/cli/grant-admin.js <email>
+// The user must have signed up first. Running it twice is harmless.
+import { ADMIN_ROLE, emailSchema } from "@app/contracts";
+import { createDb } from "@app/db";
+import { RolesService } from "../services/roles.js";
+
+const url = process.env.DATABASE_URL;
+const parsed = emailSchema.safeParse(process.argv[2] ?? "");
+if (!url || !parsed.success) {
+  console.error("usage: DATABASE_URL=postgresql://... node apps/api/dist/cli/grant-admin.js <email>");
+  process.exit(2);
+}
+const db = createDb(url, { max: 1 });
+try {
+  const granted = await new RolesService(db.prisma).grantByEmail(parsed.data, ADMIN_ROLE);
+  if (!granted) {
+    console.error(`no user with email ${parsed.data}: sign up first`);
+    process.exitCode = 1;
+  } else {
+    console.log(`granted ${ADMIN_ROLE} to ${parsed.data} (user ${granted.userId})`);
+  }
+} catch (error) {
+  console.error((error as Error).message);
+  process.exitCode = 1;
+} finally {
+  await db.close();
+}

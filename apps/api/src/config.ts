@@ -1,0 +1,138 @@
+import path from "node:path";
+import { commaList, loadConfig, portSchema } from "@app/http-kit";
+import { z } from "zod";
+
+const MIB = 1024 * 1024;
+
+/** Upload types accepted when UPLOAD_ALLOWED_TYPES is not set (`type/*` wildcards allowed). */
+export const DEFAULT_UPLOAD_TYPES = [
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+  "application/pdf",
+  "text/plain",
+  "text/markdown",
+  "text/csv",
+  "application/json",
+];
+
+const bool = z.enum(["true", "false"]);
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    HOST: z.string().default("127.0.0.1"),
+    PORT: portSchema.default(3002),
+    DATABASE_URL: z.string({ error: "DATABASE_URL is required" }).min(1, "DATABASE_URL is required"),
+    IDENTITY_URL: z.url({ error: "IDENTITY_URL must be an absolute URL" }).default("http://127.0.0.1:3001"),
+    BASE_URL: z.url({ error: "BASE_URL must be an absolute URL" }).default("http://localhost:3000"),
+    JWT_ISSUER: z.string().min(1).optional(),
+    JWT_AUDIENCE: z.string().min(1).optional(),
+    JWKS_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).optional(),
+    VERIFY_CACHE: bool.default("true"),
+    CORS_ORIGINS: commaList,
+    CORS_EXPOSE_AUTH_HEADER: bool.default("true"),
+    UPLOAD_DIR: z.string().min(1).default(".data/uploads"),
+    UPLOAD_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(10 * MIB),
+    UPLOAD_ALLOWED_TYPES: commaList,
+    DATA_ENCRYPTION_KEY: z.string({ error: "DATA_ENCRYPTION_KEY is required" }).min(1, "DATA_ENCRYPTION_KEY is required"),
+    OPENAI_BASE_URL: z.url({ error: "OPENAI_BASE_URL must be an absolute URL" }).optional(),
+    OPENAI_API_KEY: z.string().min(1).optional(),
+    OPENAI_MODEL: z.string().min(1).default("gpt-4o-mini"),
+    MCP_OAUTH_RETURN_URL: z.url().optional(),
+    SSE_HEARTBEAT_MS: z.coerce.number().int().min(10).default(15_000),
+    TRUST_PROXY: z.string().default("loopback"),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV === "production" && env.DATA_ENCRYPTION_KEY.length < 32) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["DATA_ENCRYPTION_KEY"],
+        message: "DATA_ENCRYPTION_KEY must be at least 32 characters in production",
+      });
+    }
+  });
+
+/** API service configuration, parsed once at start-up. */
+export interface ApiConfig {
+  env: "development" | "production" | "test";
+  host: string;
+  port: number;
+  databaseUrl: string;
+  /** Base URL of the identity service (JWKS and get-session live under `/api/auth`). */
+  identityUrl: string;
+  jwksUrl: string;
+  getSessionUrl: string;
+  /** Public base URL of the product (the gateway). */
+  baseUrl: string;
+  issuer: string;
+  audience: string;
+  jwksStaleIfErrorMs: number | undefined;
+  verifyCache: boolean;
+  corsOrigins: string[];
+  exposeAuthHeader: boolean;
+  /** Absolute upload directory. */
+  uploadDir: string;
+  uploadMaxBytes: number;
+  uploadAllowedTypes: string[];
+  dataEncryptionKey: string;
+  openai: { baseUrl: string; apiKey: string | undefined; model: string } | undefined;
+  /** Where the MCP OAuth callback sends the browser when done. */
+  mcpReturnUrl: string;
+  /** The redirect_uri registered with MCP authorization servers. */
+  mcpRedirectUri: string;
+  sseHeartbeatMs: number;
+  trustProxy: string;
+  logLevel: string;
+}
+
+const strip = (url: string) => url.replace(/\/+$/, "");
+
+/** Builds the config from a parsed environment; pure, so tests can call it with a literal. */
+export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): ApiConfig {
+  const baseUrl = strip(env.BASE_URL);
+  const identityUrl = strip(env.IDENTITY_URL);
+  const origins = env.CORS_ORIGINS.length ? env.CORS_ORIGINS : env.NODE_ENV === "production" ? [] : ["http://localhost:5173"];
+  return {
+    env: env.NODE_ENV,
+    host: env.HOST,
+    port: env.PORT,
+    databaseUrl: env.DATABASE_URL,
+    identityUrl,
+    jwksUrl: `${identityUrl}/api/auth/jwks`,
+    getSessionUrl: `${identityUrl}/api/auth/get-session`,
+    baseUrl,
+    issuer: env.JWT_ISSUER ?? baseUrl,
+    audience: env.JWT_AUDIENCE ?? baseUrl,
+    jwksStaleIfErrorMs: env.JWKS_STALE_IF_ERROR_MS,
+    verifyCache: env.VERIFY_CACHE === "true",
+    corsOrigins: [...new Set([...origins, new URL(baseUrl).origin])],
+    exposeAuthHeader: env.CORS_EXPOSE_AUTH_HEADER === "true",
+    uploadDir: path.resolve(cwd, env.UPLOAD_DIR),
+    uploadMaxBytes: env.UPLOAD_MAX_BYTES,
+    uploadAllowedTypes: env.UPLOAD_ALLOWED_TYPES.length ? env.UPLOAD_ALLOWED_TYPES.map((t) => t.toLowerCase()) : DEFAULT_UPLOAD_TYPES,
+    dataEncryptionKey: env.DATA_ENCRYPTION_KEY,
+    openai: env.OPENAI_BASE_URL ? { baseUrl: strip(env.OPENAI_BASE_URL), apiKey: env.OPENAI_API_KEY, model: env.OPENAI_MODEL } : undefined,
+    mcpReturnUrl: env.MCP_OAUTH_RETURN_URL ?? `${baseUrl}/`,
+    mcpRedirectUri: `${baseUrl}/api/mcp-oauth/callback`,
+    sseHeartbeatMs: env.SSE_HEARTBEAT_MS,
+    trustProxy: env.TRUST_PROXY,
+    logLevel: env.LOG_LEVEL,
+  };
+}
+
+/** Parses `process.env`; exits with status 78 and a clear message when it is invalid. */
+export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
+  return configFrom(loadConfig(schema, env, "api"));
+}
+
+/** Parses a partial environment for tests (defaults filled in, NODE_ENV=test). */
+export function testConfig(overrides: Record<string, string>): ApiConfig {
+  return configFrom(schema.parse({ NODE_ENV: "test", DATA_ENCRYPTION_KEY: "test-data-encryption-key-0123456789", ...overrides }));
+}

@@ -1,0 +1,52 @@
+import { AUTH_VERIFY_ERROR_STATUS, type AuthVerifyErrorCode, type VerifiedToken, type Verifier } from "@app/auth-verify";
+import { AppError, isAppError } from "@app/http-kit";
+
+/** Who a verified bearer token says the caller is. Only `userId` is trusted; other claims may be stale. */
+export type AuthUser = VerifiedToken;
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Set by the bearer entries (JSON route, stream middleware) once the token verified. */
+      auth?: AuthUser;
+      /** Set by the cookie entry (MCP authorize only): the user of the identity session. */
+      cookieUser?: { userId: string };
+    }
+  }
+}
+
+/**
+ * The one verification primitive every entry pattern calls: an `Authorization` header value in, a
+ * verified user out. It only checks the signature against the in-memory key set and the claims:
+ * zero database queries. Failures become an {@link AppError} with the verifier's own code
+ * (401, or 503 `jwks_unavailable`).
+ */
+export type Authenticate = (authorization: string | undefined) => Promise<AuthUser>;
+
+function isVerifyCode(code: unknown): code is AuthVerifyErrorCode {
+  return typeof code === "string" && Object.hasOwn(AUTH_VERIFY_ERROR_STATUS, code);
+}
+
+/** Maps a verifier failure to the service's error type (headers included). */
+export function toAuthError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if ((error as { name?: unknown } | null)?.name === "AuthVerifyError" && isVerifyCode(code)) {
+    const message = error instanceof Error ? error.message : "unauthorized";
+    const headers: Record<string, string> =
+      code === "jwks_unavailable" ? { "Retry-After": "30" } : { "WWW-Authenticate": `Bearer error="invalid_token"` };
+    return new AppError(code, message, { headers, cause: error });
+  }
+  return new AppError("internal_error", "authentication failed unexpectedly", { expose: false, cause: error });
+}
+
+/** Wraps a verifier as the {@link Authenticate} primitive. */
+export function createAuthenticate(verifier: Pick<Verifier, "verify">): Authenticate {
+  return async (authorization) => {
+    try {
+      return await verifier.verify(authorization);
+    } catch (error) {
+      throw toAuthError(error);
+    }
+  };
+}

@@ -1,0 +1,81 @@
+import { ok } from "@app/contracts";
+import { parseOrThrow, setContextUser } from "@app/http-kit";
+import type { Request, RequestHandler, Response } from "express";
+import type { z } from "zod";
+import type { Authenticate, AuthUser } from "./authenticate.js";
+import { readJsonBody } from "./body.js";
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a JSON route handler receives: the verified user and the validated inputs; no `res`. */
+export interface JsonContext<P, Q, B> {
+  userId: string;
+  auth: AuthUser;
+  params: P;
+  query: Q;
+  body: B;
+  /** Sets a response header (e.g. the next-page cursor). */
+  setHeader(name: string, value: string): void;
+  /** The path and query of this request (to build links). */
+  url: string;
+}
+
+/** Declaration of a JSON CRUD route. */
+export interface JsonRouteSpec<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  R = unknown,
+> {
+  /** Authentication is declared on the route; business JSON routes always require a bearer JWT. */
+  auth: true;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Response schema (documentation: OpenAPI). */
+  response?: z.ZodType;
+  /** Success status (default 200; 201 on create; 204 sends no body). */
+  status?: 200 | 201 | 202 | 204;
+  summary?: string;
+  handler: (ctx: JsonContext<Out<P>, Out<Q>, Out<B>>) => Promise<R> | R;
+}
+
+async function authOf(req: Request, authenticate: Authenticate): Promise<AuthUser> {
+  const auth = req.auth ?? (await authenticate(req.headers.authorization));
+  req.auth = auth;
+  setContextUser(auth.userId);
+  return auth;
+}
+
+/**
+ * The JSON entry pattern: authenticate with the shared primitive (zero database queries) and tag
+ * the request context with the user, then validate params, query and body with the contracts
+ * schemas (400 `validation_failed`), call the handler, and answer `ok(data)` with the declared
+ * status (204: no body). A bearer is required; a cookie is never read.
+ */
+export function jsonRoute<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined, R>(
+  authenticate: Authenticate,
+  spec: JsonRouteSpec<P, Q, B, R>,
+): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const auth = await authOf(req, authenticate);
+    const params = (spec.params ? parseOrThrow(spec.params, req.params, "params") : undefined) as Out<P>;
+    const query = (spec.query ? parseOrThrow(spec.query, req.query, "query") : undefined) as Out<Q>;
+    const body = (spec.body ? parseOrThrow(spec.body, await readJsonBody(req, res), "body") : undefined) as Out<B>;
+    const data = await spec.handler({
+      userId: auth.userId,
+      auth,
+      params,
+      query,
+      body,
+      setHeader: (name, value) => res.setHeader(name, value),
+      url: req.originalUrl,
+    });
+    const status = spec.status ?? 200;
+    if (status === 204) {
+      res.status(204).end();
+      return;
+    }
+    res.status(status).json(ok(data));
+  };
+}

@@ -1,0 +1,267 @@
+import type { TaskEventType, TaskEventView } from "@app/contracts";
+import type { Prisma, PrismaClient } from "@app/db";
+import { AppError } from "@app/http-kit";
+import pg from "pg";
+import type { Logger } from "pino";
+
+/** The PostgreSQL channel task events are announced on. */
+export const TASK_EVENTS_CHANNEL = "task_events";
+
+/** What a NOTIFY carries: only the event id (stored events) or a tiny ephemeral event. */
+interface Announcement {
+  id?: string;
+  taskId: string;
+  userId: string;
+  type?: TaskEventType;
+  data?: unknown;
+}
+
+/** A local listener of one task's events. */
+export interface TaskListener {
+  userId: string;
+  onEvent(event: TaskEventView): void;
+  /** Called after the LISTEN connection was re-established: events may have been missed. */
+  onResync(): void;
+}
+
+/** Options of {@link EventBus}. */
+export interface EventBusOptions {
+  databaseUrl: string;
+  prisma: PrismaClient;
+  logger: Logger;
+  channel?: string;
+  /** How long a subscriber waits for the LISTEN connection (default 5 s), then 503. */
+  readyTimeoutMs?: number;
+  /** Backoff bounds of reconnects (default 250 ms .. 10 s). */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+type EventRow = { id: bigint; taskId: string; type: string; data: unknown; createdAt: Date };
+
+/** The public view of a stored event. */
+export function eventView(row: EventRow): TaskEventView {
+  return {
+    id: row.id.toString(),
+    taskId: row.taskId,
+    type: row.type as TaskEventType,
+    data: row.data,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Cross-instance fan-out of task events through PostgreSQL LISTEN/NOTIFY, no other
+ * infrastructure. Events are rows of `task_event` (bigserial id = resume point); the NOTIFY sent
+ * in the same transaction carries only ids. One dedicated connection per process LISTENs and
+ * reconnects with exponential backoff; each announcement is read once (only when a local listener
+ * wants that task) and fanned out in process, in announcement order.
+ */
+export class EventBus {
+  readonly #opts: Required<Omit<EventBusOptions, "prisma" | "logger">>;
+  readonly #prisma: PrismaClient;
+  readonly #logger: Logger;
+  readonly #listeners = new Map<string, Set<TaskListener>>();
+  #client: pg.Client | undefined;
+  #connected = false;
+  #closed = false;
+  #everConnected = false;
+  #attempt = 0;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #waiters: Array<() => void> = [];
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(options: EventBusOptions) {
+    this.#opts = {
+      databaseUrl: options.databaseUrl,
+      channel: options.channel ?? TASK_EVENTS_CHANNEL,
+      readyTimeoutMs: options.readyTimeoutMs ?? 5_000,
+      minBackoffMs: options.minBackoffMs ?? 250,
+      maxBackoffMs: options.maxBackoffMs ?? 10_000,
+    };
+    this.#prisma = options.prisma;
+    this.#logger = options.logger;
+  }
+
+  /** True while the LISTEN connection is up. */
+  get connected(): boolean {
+    return this.#connected;
+  }
+
+  /** Starts listening (retrying in the background); resolves once connected or after `readyTimeoutMs`. */
+  async start(): Promise<void> {
+    if (!this.#client && !this.#retryTimer) void this.#connect();
+    await this.ready().catch(() => undefined);
+  }
+
+  /** Resolves when the LISTEN connection is up; 503 `service_unavailable` after `readyTimeoutMs`. */
+  ready(): Promise<void> {
+    if (this.#connected) return Promise.resolve();
+    if (this.#closed) return Promise.reject(new AppError("service_unavailable", "event bus is closed"));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== done);
+        reject(new AppError("service_unavailable", "event delivery is unavailable"));
+      }, this.#opts.readyTimeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.#waiters.push(done);
+    });
+  }
+
+  /** Registers a listener for one task's events (after the bus is ready); returns the unsubscribe function. */
+  async subscribe(taskId: string, listener: TaskListener): Promise<() => void> {
+    await this.ready();
+    let set = this.#listeners.get(taskId);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(taskId, set);
+    }
+    set.add(listener);
+    return () => {
+      const current = this.#listeners.get(taskId);
+      current?.delete(listener);
+      if (current?.size === 0) this.#listeners.delete(taskId);
+    };
+  }
+
+  /** Number of local listeners (diagnostics and tests). */
+  listenerCount(): number {
+    let n = 0;
+    for (const set of this.#listeners.values()) n += set.size;
+    return n;
+  }
+
+  /**
+   * Stores an event and announces it, inside the caller's transaction (the NOTIFY is delivered at
+   * commit, never for a rolled-back change). The caller must have locked the task row first, so the
+   * ids of one task commit in order.
+   */
+  async append(
+    tx: Prisma.TransactionClient,
+    event: { taskId: string; userId: string; type: TaskEventType; data: Prisma.InputJsonValue },
+  ): Promise<TaskEventView> {
+    const row = await tx.taskEvent.create({ data: event });
+    await this.announce(tx, { id: row.id.toString(), taskId: row.taskId, userId: row.userId });
+    return eventView(row);
+  }
+
+  /** Sends an announcement (an event id, or a small ephemeral event such as `task.deleted`). */
+  async announce(tx: Prisma.TransactionClient | PrismaClient, announcement: Announcement): Promise<void> {
+    await tx.$executeRaw`SELECT pg_notify(${this.#opts.channel}, ${JSON.stringify(announcement)})`;
+  }
+
+  /** Stored events of a task after `afterId`, oldest first (all of them, in pages). */
+  async backlog(taskId: string, afterId: bigint): Promise<TaskEventView[]> {
+    const out: TaskEventView[] = [];
+    let after = afterId;
+    for (;;) {
+      const rows = await this.#prisma.taskEvent.findMany({ where: { taskId, id: { gt: after } }, orderBy: { id: "asc" }, take: 500 });
+      out.push(...rows.map(eventView));
+      const last = rows.at(-1);
+      if (rows.length < 500 || !last) return out;
+      after = last.id;
+    }
+  }
+
+  /** The newest stored event id of a task (0 when none): where a fresh subscription starts. */
+  async latestId(taskId: string): Promise<bigint> {
+    const row = await this.#prisma.taskEvent.findFirst({ where: { taskId }, orderBy: { id: "desc" }, select: { id: true } });
+    return row?.id ?? 0n;
+  }
+
+  /** Stops listening and forgets all listeners. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retryTimer);
+    this.#listeners.clear();
+    const client = this.#client;
+    this.#client = undefined;
+    this.#connected = false;
+    await client?.end().catch(() => undefined);
+  }
+
+  async #connect(): Promise<void> {
+    this.#retryTimer = undefined;
+    if (this.#closed) return;
+    const client = new pg.Client({ connectionString: this.#opts.databaseUrl, connectionTimeoutMillis: 5_000 });
+    this.#client = client;
+    let failed = false;
+    const onDown = (error?: Error) => {
+      if (failed) return;
+      failed = true;
+      this.#connected = false;
+      if (this.#client === client) this.#client = undefined;
+      client.end().catch(() => undefined);
+      if (this.#closed) return;
+      this.#logger.warn({ err: error?.message }, "event bus connection lost; reconnecting");
+      this.#scheduleReconnect();
+    };
+    client.on("error", onDown);
+    client.on("end", () => onDown());
+    client.on("notification", (msg) => {
+      if (msg.channel !== this.#opts.channel || !msg.payload) return;
+      const payload = msg.payload;
+      this.#chain = this.#chain
+        .then(() => this.#dispatch(payload))
+        .catch((err: Error) => {
+          this.#logger.warn({ err: err.message }, "event dispatch failed");
+        });
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${client.escapeIdentifier(this.#opts.channel)}`);
+    } catch (error) {
+      onDown(error as Error);
+      return;
+    }
+    if (this.#closed || failed) return;
+    this.#connected = true;
+    this.#attempt = 0;
+    const reconnected = this.#everConnected;
+    this.#everConnected = true;
+    this.#logger.info({ channel: this.#opts.channel, reconnected }, "event bus listening");
+    for (const wake of this.#waiters.splice(0)) wake();
+    if (reconnected) {
+      for (const set of this.#listeners.values()) for (const l of set) l.onResync();
+    }
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#retryTimer || this.#closed) return;
+    const delay = Math.min(this.#opts.maxBackoffMs, this.#opts.minBackoffMs * 2 ** this.#attempt);
+    this.#attempt += 1;
+    this.#retryTimer = setTimeout(() => void this.#connect(), delay);
+    this.#retryTimer.unref();
+  }
+
+  async #dispatch(payload: string): Promise<void> {
+    let note: Announcement;
+    try {
+      note = JSON.parse(payload) as Announcement;
+    } catch {
+      return;
+    }
+    const listeners = this.#listeners.get(note.taskId);
+    if (!listeners || listeners.size === 0) return;
+    let event: TaskEventView | undefined;
+    if (note.id !== undefined) {
+      const row = await this.#prisma.taskEvent.findUnique({ where: { id: BigInt(note.id) } });
+      if (!row) return;
+      event = eventView(row);
+    } else if (note.type) {
+      event = { id: null, taskId: note.taskId, type: note.type, data: note.data ?? null, createdAt: new Date().toISOString() };
+    }
+    if (!event) return;
+    for (const listener of [...listeners]) {
+      if (listener.userId !== note.userId) continue;
+      try {
+        listener.onEvent(event);
+      } catch (error) {
+        this.#logger.warn({ err: (error as Error).message }, "event listener failed");
+      }
+    }
+  }
+}

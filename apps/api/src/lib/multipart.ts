@@ -1,0 +1,185 @@
+import { createHash } from "node:crypto";
+import { createWriteStream, type WriteStream } from "node:fs";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { AppError } from "@app/http-kit";
+// busboy: a streaming multipart parser with hard limits (file size, file count, field size) that
+// writes nothing to disk itself. Files are streamed straight to their final place with a running
+// size check and hash, so a 10 MiB limit never means 10 MiB in memory, and an oversize file is cut
+// at the limit (413) and deleted. multer/formidable buffer or use temp dirs and add surface we do not need.
+import busboy from "busboy";
+import type { Request } from "express";
+import type { FileStore } from "../services/file-store.js";
+import { newId } from "./ids.js";
+
+/** Limits of one multipart request. */
+export interface MultipartLimits {
+  maxFileBytes: number;
+  maxFiles: number;
+  /** Accepted content types; `type/*` matches a whole family. */
+  allowedTypes: readonly string[];
+  /** When set, files are only accepted in this field (400 otherwise). */
+  fileField?: string;
+  /** Largest text field (default 64 KiB). */
+  maxFieldBytes?: number;
+}
+
+/** A file received and written to the store. */
+export interface ReceivedFile {
+  id: string;
+  field: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+}
+
+/** Text fields and stored files of a multipart request. */
+export interface MultipartResult {
+  fields: Record<string, string>;
+  files: ReceivedFile[];
+}
+
+/** True when `type` is allowed by the list (exact or `family/*`). */
+export function isAllowedType(type: string, allowed: readonly string[]): boolean {
+  const t = type.toLowerCase();
+  return allowed.some((a) => a === t || (a.endsWith("/*") && t.startsWith(a.slice(0, -1))));
+}
+
+/** A safe display name: no path, no control characters, bounded length. */
+export function safeFilename(name: string | undefined): string {
+  const base = (name ?? "").split(/[\\/]/).pop() ?? "";
+  const cleaned = Array.from(base)
+    .filter((ch) => ch !== '"' && (ch.codePointAt(0) ?? 0) >= 0x20 && ch !== "\u007f")
+    .join("")
+    .trim();
+  return cleaned.slice(0, 255) || "file";
+}
+
+/** True when the request carries multipart/form-data. */
+export function isMultipart(req: Request): boolean {
+  return Boolean(req.is("multipart/form-data"));
+}
+
+/**
+ * Streams a multipart/form-data body: each file goes straight to the store (hash and size counted
+ * on the way). 415 for a non-multipart request or a disallowed file type, 413 for a file over the
+ * limit or too many files or fields, 400 for a malformed body. On any failure every file written
+ * by this request, partial ones included, is deleted before the error is thrown.
+ */
+export function receiveMultipart(req: Request, store: FileStore, limits: MultipartLimits): Promise<MultipartResult> {
+  if (!isMultipart(req)) return Promise.reject(new AppError("unsupported_media_type", "request body must be multipart/form-data"));
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: req.headers,
+      limits: {
+        fileSize: limits.maxFileBytes,
+        files: limits.maxFiles,
+        fields: 20,
+        fieldSize: limits.maxFieldBytes ?? 64 * 1024,
+        parts: limits.maxFiles + 20,
+      },
+    });
+  } catch (cause) {
+    return Promise.reject(new AppError("bad_request", "malformed multipart/form-data request", { cause }));
+  }
+  return new Promise((resolve, reject) => {
+    const fields: Record<string, string> = {};
+    const files: ReceivedFile[] = [];
+    const written: string[] = [];
+    const pending: Promise<void>[] = [];
+    // Files being written; on failure each is cut off and its promise settled by hand (a destroyed
+    // busboy file stream does not always settle its pipeline).
+    const active = new Map<Readable, { out: WriteStream; settle: () => void }>();
+    let failed = false;
+
+    const fail = (error: AppError) => {
+      if (failed) return;
+      failed = true;
+      req.unpipe(parser);
+      req.resume(); // drain the rest so the error response can be read by the client
+      const closing: Promise<void>[] = [];
+      for (const [source, { out, settle }] of active) {
+        source.unpipe(out);
+        source.resume();
+        // A write stream destroyed before its open() finished still creates the file: wait for
+        // 'close' before removing, or the partial file reappears after the 413.
+        if (!out.closed) closing.push(new Promise((r) => out.once("close", () => r())));
+        out.destroy();
+        settle();
+      }
+      active.clear();
+      void Promise.allSettled([...pending, ...closing])
+        .then(() => store.remove(written))
+        .finally(() => reject(error));
+    };
+
+    parser.on("file", (field, stream, info) => {
+      if (failed) {
+        stream.resume();
+        return;
+      }
+      if (limits.fileField && field !== limits.fileField) {
+        stream.resume();
+        return fail(
+          new AppError("validation_failed", `unexpected file field "${field}"`, { issues: [{ path: field, message: "unexpected file" }] }),
+        );
+      }
+      const contentType = info.mimeType.toLowerCase();
+      if (!isAllowedType(contentType, limits.allowedTypes)) {
+        stream.resume();
+        return fail(new AppError("unsupported_media_type", `file type ${contentType} is not allowed`));
+      }
+      const id = newId();
+      const hash = createHash("sha256");
+      let size = 0;
+      let truncated = false;
+      written.push(id);
+      const out = createWriteStream(store.pathOf(id), { flags: "wx" });
+      let settle = () => {};
+      const done = new Promise<void>((resolve) => {
+        settle = resolve;
+      });
+      active.set(stream, { out, settle });
+      stream.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        hash.update(chunk);
+      });
+      stream.on("limit", () => {
+        truncated = true;
+        fail(new AppError("payload_too_large", `file is larger than ${limits.maxFileBytes} bytes`));
+      });
+      pipeline(stream, out).then(
+        () => {
+          active.delete(stream);
+          if (!truncated && !failed) {
+            files.push({ id, field, filename: safeFilename(info.filename), contentType, size, sha256: hash.digest("hex") });
+          }
+          settle();
+        },
+        (cause: unknown) => {
+          active.delete(stream);
+          fail(new AppError("bad_request", "upload was interrupted", { cause }));
+          settle();
+        },
+      );
+      pending.push(done);
+    });
+    parser.on("field", (name, value, info) => {
+      if (info.valueTruncated) return fail(new AppError("payload_too_large", `field "${name}" is too large`));
+      fields[name] = value;
+    });
+    parser.on("filesLimit", () => fail(new AppError("payload_too_large", `at most ${limits.maxFiles} files are accepted`)));
+    parser.on("fieldsLimit", () => fail(new AppError("payload_too_large", "too many fields")));
+    parser.on("partsLimit", () => fail(new AppError("payload_too_large", "too many parts")));
+    parser.on("error", (cause: unknown) => fail(new AppError("bad_request", "malformed multipart/form-data body", { cause })));
+    parser.on("close", () => {
+      void Promise.all(pending).then(() => {
+        if (!failed) resolve({ fields, files });
+      });
+    });
+    req.on("aborted", () => fail(new AppError("bad_request", "request was aborted")));
+    req.pipe(parser);
+  });
+}

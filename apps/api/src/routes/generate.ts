@@ -1,0 +1,63 @@
+import { generateBody } from "@app/contracts";
+import { parseOrThrow, toAppError } from "@app/http-kit";
+import type { Logger } from "pino";
+import type { Authenticate } from "../entry/authenticate.js";
+import { readJsonBody } from "../entry/body.js";
+import { requireAuth, streamAuth } from "../entry/stream-auth.js";
+import type { SseHub } from "../events/sse.js";
+import type { ApiRoutes } from "../lib/registry.js";
+import type { TextProvider } from "../services/text-providers.js";
+
+/** Default output bound when the body names none. */
+export const DEFAULT_MAX_TOKENS = 512;
+
+/**
+ * POST /api/generate/stream: SSE text generation (`delta` events, then `done` or `error`) from the
+ * configured provider. The first chunk is awaited before the stream opens, so an unreachable
+ * provider is a JSON 503; the provider is aborted when the client disconnects.
+ */
+export function generateRoutes(
+  api: ApiRoutes,
+  deps: { provider: TextProvider; sse: SseHub; authenticate: Authenticate; logger: Logger },
+): void {
+  api.raw(
+    {
+      method: "post",
+      path: "/api/generate/stream",
+      tag: "generate",
+      summary: "Stream generated text as SSE: event delta {text}..., then done {provider, finishReason} or error {code, message}",
+      auth: "bearer",
+      body: generateBody,
+      status: 200,
+      rawResponse: "text/event-stream",
+    },
+    streamAuth(deps.authenticate),
+    async (req, res) => {
+      requireAuth(req);
+      const body = parseOrThrow(generateBody, await readJsonBody(req, res));
+      const controller = new AbortController();
+      const input = { prompt: body.prompt, system: body.system, maxTokens: body.maxTokens ?? DEFAULT_MAX_TOKENS };
+      const chunks = deps.provider.generate(input, controller.signal)[Symbol.asyncIterator]();
+      let next = await chunks.next();
+      const stream = deps.sse.open(res);
+      stream.onClose(() => controller.abort());
+      try {
+        while (!next.done && !stream.closed) {
+          const chunk = next.value;
+          if (chunk.type === "delta") stream.send({ event: "delta", data: { text: chunk.text } });
+          else stream.send({ event: "done", data: { provider: deps.provider.name, finishReason: chunk.finishReason } });
+          next = await chunks.next();
+        }
+      } catch (error) {
+        if (!controller.signal.aborted) {
+          const appError = toAppError(error);
+          deps.logger.warn({ err: (error as Error).message }, "generation failed mid-stream");
+          stream.send({ event: "error", data: { code: appError.code, message: appError.expose ? appError.message : "generation failed" } });
+        }
+      } finally {
+        await chunks.return?.();
+        stream.close();
+      }
+    },
+  );
+}

@@ -1,0 +1,19 @@
+import type { Db } from "@app/db";
+import { Router } from "express";
+import type { EventBus } from "../events/bus.js";
+
+/** `/healthz`: the process is up. `/readyz`: the database answers and events are being received (503 otherwise). */
+export function healthRoutes(db: Pick<Db, "ping">, bus: Pick<EventBus, "connected">): Router {
+  const router = Router();
+  router.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  router.get("/readyz", async (_req, res) => {
+    const database = await db.ping();
+    const ready = database && bus.connected;
+    res
+      .status(ready ? 200 : 503)
+      .json({ status: ready ? "ready" : "unavailable", database: database ? "up" : "down", events: bus.connected ? "up" : "down" });
+  });
+  return router;
+}

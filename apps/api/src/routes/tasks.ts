@@ -1,0 +1,136 @@
+import {
+  createTaskBody,
+  createTaskMessageBody,
+  idParams,
+  pageQuery,
+  type TaskEventView,
+  taskMessageSchema,
+  taskSchema,
+  updateTaskBody,
+} from "@app/contracts";
+import { parseOrThrow } from "@app/http-kit";
+import type { Authenticate } from "../entry/authenticate.js";
+import { readJsonBody } from "../entry/body.js";
+import { requireAuth, streamAuth } from "../entry/stream-auth.js";
+import type { EventBus } from "../events/bus.js";
+import { openTaskFeed, parseEventId } from "../events/feed.js";
+import type { SseHub, SseStream } from "../events/sse.js";
+import { isMultipart, receiveMultipart } from "../lib/multipart.js";
+import { pageResponse } from "../lib/pagination.js";
+import type { ApiRoutes } from "../lib/registry.js";
+import type { FileStore } from "../services/file-store.js";
+import { notFound } from "../services/refs.js";
+import type { TasksService } from "../services/tasks.js";
+import { crudRoutes } from "./crud.js";
+
+/** Most attachments on one task message. */
+export const MAX_MESSAGE_FILES = 10;
+
+/** What the task routes need. */
+export interface TaskRouteDeps {
+  tasks: TasksService;
+  bus: EventBus;
+  sse: SseHub;
+  store: FileStore;
+  authenticate: Authenticate;
+  upload: { maxFileBytes: number; allowedTypes: readonly string[] };
+}
+
+/**
+ * Tasks: JSON CRUD (/api/tasks[/:id]) and message listing, plus the two raw routes behind the
+ * stream-auth middleware: POST /api/tasks/:id/messages (JSON or multipart with attachments; raw
+ * 201 body) and GET /api/tasks/:id/stream (SSE of the task's events, `Last-Event-ID` resume).
+ */
+export function taskRoutes(api: ApiRoutes, deps: TaskRouteDeps): void {
+  const { tasks, bus, sse, store } = deps;
+  const auth = streamAuth(deps.authenticate);
+  crudRoutes(
+    api,
+    { path: "/api/tasks", tag: "tasks", noun: "task", view: taskSchema, create: createTaskBody, update: updateTaskBody },
+    tasks,
+  );
+
+  api.json(
+    "get",
+    "/api/tasks/:id/messages",
+    { tag: "tasks", summary: "List a task's messages (oldest first)", paginated: true },
+    {
+      auth: true,
+      params: idParams,
+      query: pageQuery,
+      response: taskMessageSchema.array(),
+      handler: async (ctx) => pageResponse(await tasks.listMessages(ctx.userId, ctx.params.id, ctx.query), ctx),
+    },
+  );
+
+  api.raw(
+    {
+      method: "post",
+      path: "/api/tasks/:id/messages",
+      tag: "tasks",
+      summary: "Add a message: JSON {text}, or multipart/form-data with a text field and file attachments. Raw 201 body (no envelope).",
+      auth: "bearer",
+      params: idParams,
+      body: createTaskMessageBody,
+      altBodyTypes: ["multipart/form-data"],
+      status: 201,
+      rawResponse: "application/json",
+      response: taskMessageSchema,
+    },
+    auth,
+    async (req, res) => {
+      const { userId } = requireAuth(req);
+      const { id } = parseOrThrow(idParams, req.params, "params");
+      if (!isMultipart(req)) {
+        const body = parseOrThrow(createTaskMessageBody, await readJsonBody(req, res));
+        res.status(201).json(await tasks.addMessage(userId, id, body.text));
+        return;
+      }
+      // Refuse before accepting a single byte of a file for a task that is not the caller's.
+      if (!(await tasks.owns(userId, id))) throw notFound("task");
+      const { fields, files } = await receiveMultipart(req, store, { ...deps.upload, maxFiles: MAX_MESSAGE_FILES });
+      try {
+        const body = parseOrThrow(createTaskMessageBody, { text: fields.text });
+        res.status(201).json(await tasks.addMessage(userId, id, body.text, files));
+      } catch (error) {
+        await store.remove(files.map((f) => f.id));
+        throw error;
+      }
+    },
+  );
+
+  api.raw(
+    {
+      method: "get",
+      path: "/api/tasks/:id/stream",
+      tag: "tasks",
+      summary:
+        "SSE stream of the task's events (message.created, task.updated, task.deleted) with `id:` lines, heartbeat comments every 15 s, and resume with Last-Event-ID (or ?lastEventId=).",
+      auth: "bearer",
+      params: idParams,
+      status: 200,
+      rawResponse: "text/event-stream",
+    },
+    auth,
+    async (req, res) => {
+      const { userId } = requireAuth(req);
+      const { id } = parseOrThrow(idParams, req.params, "params");
+      if (!(await tasks.owns(userId, id))) throw notFound("task");
+      const header = req.headers["last-event-id"];
+      const afterId = parseEventId(typeof header === "string" ? header : undefined) ?? parseEventId(req.query.lastEventId);
+      let stream: SseStream | undefined;
+      const early: TaskEventView[] = [];
+      const send = (event: TaskEventView) => {
+        if (!stream) return void early.push(event);
+        stream.send({ id: event.id, event: event.type, data: event });
+        if (event.type === "task.deleted") stream.close();
+      };
+      // Subscribe before the stream starts, so "event delivery unavailable" is still a JSON 503.
+      const feed = await openTaskFeed(bus, { taskId: id, userId, afterId, deliver: send });
+      stream = sse.open(res);
+      stream.onClose(() => feed.close());
+      for (const event of early.splice(0)) send(event);
+      if (req.socket.destroyed) stream.close();
+    },
+  );
+}

@@ -1,0 +1,52 @@
+import { createServer } from "node:http";
+import { createDb } from "@app/db";
+import { createLogger } from "@app/http-kit";
+import { createApp } from "./app.js";
+import { loadApiConfig } from "./config.js";
+
+/** How long in-flight requests may take after SIGTERM before connections are cut. */
+const DRAIN_MS = 10_000;
+
+const config = loadApiConfig();
+const logger = createLogger({ name: "api", level: config.logLevel });
+const db = createDb(config.databaseUrl, { onPoolError: (err) => logger.warn({ err: err.message }, "database connection lost") });
+const api = createApp({ config, db, logger });
+const server = createServer(api.app);
+server.keepAliveTimeout = 65_000;
+api.attachWebSocket(server);
+await api.start();
+
+await new Promise<void>((resolve, reject) => {
+  server.once("error", reject);
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    logger.info({ port, host: config.host }, "listening");
+    resolve();
+  });
+});
+
+let stopping = false;
+async function stop(signal: NodeJS.Signals): Promise<void> {
+  if (stopping) process.exit(1);
+  stopping = true;
+  logger.info({ signal }, "shutting down");
+  // SSE streams get a final `shutdown` event and sockets close with 1001 and the reason, so
+  // clients know to reconnect (to another instance) instead of treating it as an error.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  await api.shutdown("server shutting down");
+  server.closeIdleConnections();
+  const force = setTimeout(() => {
+    logger.warn("drain timed out; closing remaining connections");
+    api.ws.terminateAll();
+    server.closeAllConnections();
+  }, DRAIN_MS);
+  force.unref();
+  await closed;
+  clearTimeout(force);
+  await db.close();
+  logger.flush?.();
+  process.exit(0);
+}
+process.once("SIGTERM", (s) => void stop(s));
+process.once("SIGINT", (s) => void stop(s));

@@ -1,0 +1,54 @@
+import type { ReadStream } from "node:fs";
+import type { UploadView } from "@app/contracts";
+import type { Prisma, PrismaClient } from "@app/db";
+import type { ReceivedFile } from "../lib/multipart.js";
+import type { FileStore } from "./file-store.js";
+import { notFound } from "./refs.js";
+
+/** The public view of an upload row. */
+export function uploadView(u: Prisma.UploadModel): UploadView {
+  return {
+    id: u.id,
+    filename: u.filename,
+    contentType: u.contentType,
+    size: u.size,
+    sha256: u.sha256,
+    createdAt: u.createdAt.toISOString(),
+  };
+}
+
+/** An upload opened for download. */
+export interface OpenedUpload {
+  upload: UploadView;
+  stream: ReadStream;
+}
+
+/** Uploaded files: rows in `upload`, bytes in the {@link FileStore}. Someone else's upload is "not found". */
+export class UploadsService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    readonly store: FileStore,
+  ) {}
+
+  /** Records a stored file; deletes its bytes if the row cannot be written. */
+  async create(userId: string, file: ReceivedFile): Promise<UploadView> {
+    try {
+      const row = await this.prisma.upload.create({
+        data: { id: file.id, userId, filename: file.filename, contentType: file.contentType, size: file.size, sha256: file.sha256 },
+      });
+      return uploadView(row);
+    } catch (error) {
+      await this.store.remove([file.id]);
+      throw error;
+    }
+  }
+
+  /** Opens the user's upload for streaming. */
+  async open(userId: string, id: string): Promise<OpenedUpload> {
+    const row = await this.prisma.upload.findFirst({ where: { id, userId } });
+    if (!row) throw notFound("upload");
+    const file = await this.store.open(row.id);
+    if (!file) throw notFound("upload");
+    return { upload: uploadView(row), stream: file.stream };
+  }
+}
