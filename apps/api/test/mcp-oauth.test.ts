@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SecretBox } from "@app/secret-box";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SecretBox } from "../src/lib/secret-box.js";
 import { sealContext } from "../src/services/mcp-servers.js";
 import { startTestApi, type TestApi } from "./helpers.js";
 
@@ -114,7 +114,7 @@ describe("MCP OAuth callback", () => {
     expect(as.forms.at(-1)?.get("grant_type")).toBe("authorization_code");
     const row = await t.db.prisma.mcpServer.findUniqueOrThrow({ where: { id: serverId } });
     expect(row.accessToken).not.toContain("at-secret-123");
-    const box = new SecretBox(t.config.dataEncryptionKey);
+    const box = new SecretBox(t.config.dataEncryptionKey, "mcp-oauth-tokens");
     expect(box.open(row.accessToken ?? "", sealContext(serverId, "access_token"))).toBe("at-secret-123");
     expect(box.open(row.refreshToken ?? "", sealContext(serverId, "refresh_token"))).toBe("rt-secret-456");
     expect(box.open(row.accessToken ?? "", sealContext("another-server", "access_token"))).toBeUndefined();

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import type { McpCallbackQuery } from "@app/contracts";
 import type { PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
+import type { SecretBox } from "@app/secret-box";
 import { z } from "zod";
-import type { SecretBox } from "../lib/secret-box.js";
 import { type McpServersService, sealContext } from "./mcp-servers.js";
 
 /** How long an authorization may take from redirect to callback. */

@@ -1,8 +1,8 @@
 import type { CreateMcpServerBody, McpServerView, PageQuery, UpdateMcpServerBody } from "@app/contracts";
 import type { Prisma, PrismaClient } from "@app/db";
+import type { SecretBox } from "@app/secret-box";
 import { newId } from "../lib/ids.js";
 import { keysetPage, type Page } from "../lib/pagination.js";
-import type { SecretBox } from "../lib/secret-box.js";
 import { notFound } from "./refs.js";
 
 /** The public view of an MCP server: never the client secret or a token. */

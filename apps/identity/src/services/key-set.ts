@@ -2,8 +2,8 @@ import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID } fro
 import { JWT_LIFETIME_SECONDS } from "@app/contracts";
 import type { Jwks, PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
+import { SecretBox } from "@app/secret-box";
 import type { Logger } from "pino";
-import { SecretBox } from "./secret-box.js";
 
 /** Signing algorithm of every key. */
 export const KEY_ALG = "EdDSA";
@@ -70,7 +70,7 @@ export class KeySet {
 
   constructor(deps: { prisma: PrismaClient; authSecret: string; logger: Logger; now?: () => number }) {
     this.#db = deps.prisma;
-    this.#box = new SecretBox(deps.authSecret);
+    this.#box = new SecretBox(deps.authSecret, "jwks-private-key");
     this.#log = deps.logger;
     this.#now = deps.now ?? Date.now;
     this.#startedAt = this.#now();

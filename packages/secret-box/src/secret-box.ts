@@ -3,14 +3,15 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:cr
 const VERSION = "v1";
 
 /**
- * Authenticated encryption of key material at rest: AES-256-GCM under a key derived from
- * AUTH_SECRET with HKDF-SHA256. `context` (the kid) is bound as additional data, so a
- * ciphertext moved to another row does not decrypt.
+ * Authenticated encryption of secrets at rest: AES-256-GCM under a key derived from a server
+ * secret with HKDF-SHA256, one derived key per `purpose` (identity: signing keys under
+ * AUTH_SECRET; api: MCP OAuth tokens under DATA_ENCRYPTION_KEY). `context` (row id, field) is
+ * bound as additional data, so a ciphertext moved to another row or field does not decrypt.
  */
 export class SecretBox {
   readonly #key: Buffer;
 
-  constructor(secret: string, purpose = "jwks-private-key") {
+  constructor(secret: string, purpose: string) {
     this.#key = Buffer.from(hkdfSync("sha256", secret, "token-auth-service", purpose, 32));
   }
 
