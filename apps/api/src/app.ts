@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import { createVerifier, type Verifier } from "@app/auth-verify";
 import { NEXT_CURSOR_HEADER } from "@app/contracts";
 import { type Db, isDatabaseUnavailable, isInvalidInput, Prisma } from "@app/db";
-import { AppError, corsPolicy, errorHandler, notFoundHandler, requestLogging } from "@app/http-kit";
+import { AppError, corsPolicy, errorHandler, notFoundHandler, requestLogging, securityHeaders } from "@app/http-kit";
 import { SecretBox } from "@app/secret-box";
 import express, { type Express, Router } from "express";
 import type { Logger } from "pino";
@@ -61,7 +61,9 @@ export interface ApiApp {
   registry: RouteRegistry;
   /** Handles `GET /api/ws?token=` upgrades on an HTTP server. */
   attachWebSocket(server: Server): void;
-  /** Starts event delivery (LISTEN) and creates the upload directory. */
+  /** The MCP OAuth flow (its expired states are purged on a schedule). */
+  oauth: McpOAuthService;
+  /** Starts event delivery (LISTEN), creates the upload directory and schedules the OAuth state purge. */
   start(): Promise<void>;
   /** Ends SSE streams and sockets with a reason and stops event delivery. */
   shutdown(reason?: string): Promise<void>;
@@ -98,6 +100,8 @@ export function createApp(deps: ApiDeps): ApiApp {
       audience: config.audience,
       verifiedCache: config.verifyCache,
       ...(config.jwksStaleIfErrorMs === undefined ? {} : { staleIfErrorMs: config.jwksStaleIfErrorMs }),
+      ...(config.jwksCacheMaxAgeMs === undefined ? {} : { cacheMaxAgeMs: config.jwksCacheMaxAgeMs }),
+      ...(config.jwksCooldownMs === undefined ? {} : { cooldownMs: config.jwksCooldownMs }),
       ...(deps.now ? { now: deps.now } : {}),
     });
   const authenticate = createAuthenticate(verifier);
@@ -121,6 +125,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy);
   app.use(requestLogging(logger));
+  app.use(securityHeaders());
   app.use(healthRoutes(db, bus));
   app.use(
     "/api",
@@ -147,6 +152,12 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.use(errorHandler({ logger, classify }));
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  let purge: NodeJS.Timeout | undefined;
+  const purgeStates = () =>
+    oauth.purgeExpired().then(
+      (n) => n && logger.info({ purged: n }, "expired OAuth states purged"),
+      (err: Error) => logger.warn({ err: err.message }, "OAuth state purge failed; will retry"),
+    );
   return {
     app,
     verifier,
@@ -154,14 +165,18 @@ export function createApp(deps: ApiDeps): ApiApp {
     sse,
     ws,
     registry,
+    oauth,
     attachWebSocket(server) {
       server.on("upgrade", wsUpgradeHandler({ authenticate, wss, logger, onConnection: (socket, auth) => ws.accept(socket, auth) }));
     },
     async start() {
       await store.init();
       await bus.start();
+      purge ??= setInterval(() => void purgeStates(), config.purgeIntervalMs);
+      purge.unref();
     },
     async shutdown(reason = "server shutting down") {
+      clearInterval(purge);
       sse.closeAll(reason);
       ws.closeAll(reason);
       await bus.close();

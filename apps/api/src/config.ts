@@ -19,6 +19,13 @@ export const DEFAULT_UPLOAD_TYPES = [
 
 const bool = z.enum(["true", "false"]);
 
+/**
+ * Largest request head (request line + headers) accepted: 128 KiB, above Node's 16 KiB default,
+ * so an oversized bearer token (the verifier caps tokens at 8 KiB) reaches the verifier and gets
+ * its 401 envelope instead of a bare 431 from the HTTP parser.
+ */
+export const DEFAULT_MAX_HEADER_BYTES = 128 * 1024;
+
 const schema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -30,6 +37,20 @@ const schema = z
     JWT_ISSUER: z.string().min(1).optional(),
     JWT_AUDIENCE: z.string().min(1).optional(),
     JWKS_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).optional(),
+    JWKS_CACHE_MAX_AGE_MS: z.coerce.number().int().min(1).optional(),
+    JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).optional(),
+    MAX_HEADER_BYTES: z.coerce
+      .number()
+      .int()
+      .min(8 * 1024)
+      .max(1024 * 1024)
+      .default(DEFAULT_MAX_HEADER_BYTES),
+    PURGE_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .default(10 * 60 * 1000),
+    SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(10_000),
     VERIFY_CACHE: bool.default("true"),
     CORS_ORIGINS: commaList,
     CORS_EXPOSE_AUTH_HEADER: bool.default("true"),
@@ -74,6 +95,14 @@ export interface ApiConfig {
   issuer: string;
   audience: string;
   jwksStaleIfErrorMs: number | undefined;
+  /** Key set cache max age and refetch cooldown (contract defaults 10 min and 30 s when undefined). */
+  jwksCacheMaxAgeMs: number | undefined;
+  jwksCooldownMs: number | undefined;
+  maxHeaderBytes: number;
+  /** Interval of the expired OAuth state purge. */
+  purgeIntervalMs: number;
+  /** How long in-flight requests may take after SIGTERM before connections are cut. */
+  shutdownDrainMs: number;
   verifyCache: boolean;
   corsOrigins: string[];
   exposeAuthHeader: boolean;
@@ -111,6 +140,11 @@ export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): A
     issuer: env.JWT_ISSUER ?? baseUrl,
     audience: env.JWT_AUDIENCE ?? baseUrl,
     jwksStaleIfErrorMs: env.JWKS_STALE_IF_ERROR_MS,
+    jwksCacheMaxAgeMs: env.JWKS_CACHE_MAX_AGE_MS,
+    jwksCooldownMs: env.JWKS_COOLDOWN_MS,
+    maxHeaderBytes: env.MAX_HEADER_BYTES,
+    purgeIntervalMs: env.PURGE_INTERVAL_MS,
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     verifyCache: env.VERIFY_CACHE === "true",
     corsOrigins: [...new Set([...origins, new URL(baseUrl).origin])],
     exposeAuthHeader: env.CORS_EXPOSE_AUTH_HEADER === "true",

@@ -1,19 +1,14 @@
-import { createServer } from "node:http";
 import { createDb } from "@app/db";
 import { createLogger } from "@app/http-kit";
 import { createApp } from "./app.js";
 import { loadApiConfig } from "./config.js";
-
-/** How long in-flight requests may take after SIGTERM before connections are cut. */
-const DRAIN_MS = 10_000;
+import { createHttpServer } from "./http-server.js";
 
 const config = loadApiConfig();
 const logger = createLogger({ name: "api", level: config.logLevel });
 const db = createDb(config.databaseUrl, { onPoolError: (err) => logger.warn({ err: err.message }, "database connection lost") });
 const api = createApp({ config, db, logger });
-const server = createServer(api.app);
-server.keepAliveTimeout = 65_000;
-api.attachWebSocket(server);
+const server = createHttpServer(api, config);
 await api.start();
 
 await new Promise<void>((resolve, reject) => {
@@ -40,7 +35,7 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
     logger.warn("drain timed out; closing remaining connections");
     api.ws.terminateAll();
     server.closeAllConnections();
-  }, DRAIN_MS);
+  }, config.shutdownDrainMs);
   force.unref();
   await closed;
   clearTimeout(force);

@@ -64,6 +64,21 @@ describe("SSE task stream", () => {
     expect(Number(replay.events[0]?.id)).toBeGreaterThan(Number(firstId));
   });
 
+  it("ignores a Last-Event-ID beyond the bigint range instead of failing", async () => {
+    const u = await t.user();
+    const taskId = await newTask(u.auth);
+    for (const headers of [{ "last-event-id": "9999999999999999999" }, {}] as Record<string, string>[]) {
+      const controller = new AbortController();
+      const query = "last-event-id" in headers ? "" : "?lastEventId=9223372036854775808";
+      const res = await fetch(`${t.url}/api/tasks/${taskId}/stream${query}`, {
+        headers: { ...u.auth, ...headers },
+        signal: controller.signal,
+      });
+      expect(res.status).toBe(200);
+      controller.abort();
+    }
+  });
+
   it("sends heartbeat comments", async () => {
     const u = await t.user();
     const taskId = await newTask(u.auth);
@@ -173,6 +188,20 @@ describe("WebSocket", () => {
     const caught = await eventually(() => got.find((m) => m.type === "event"));
     expect(caught.event?.data.text).toBe("missed");
     again.close();
+  });
+
+  it("survives frames the protocol rejects (oversize, invalid UTF-8): that socket closes, the process keeps serving", async () => {
+    const u = await t.user();
+    for (const frame of [Buffer.alloc(70 * 1024, 120), Buffer.from([0xc3, 0x28])]) {
+      const ws = openWs(`?token=${u.token}`);
+      await once(ws, "open");
+      ws.on("error", () => undefined);
+      ws.send(frame, { binary: false });
+      const [code] = (await once(ws, "close")) as [number];
+      expect(code).toBeGreaterThanOrEqual(1002);
+    }
+    expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${t.url}/api/me`, { headers: u.auth })).status).toBe(200);
   });
 
   it("closes sockets with 1001 and a reason on shutdown", async () => {

@@ -1,7 +1,7 @@
 /** Shared test setup: a migrated database, the identity stub, and the API on a real HTTP server. */
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { createLogger } from "@app/http-kit";
 import { type ApiApp, type ApiDeps, createApp } from "../src/app.js";
 import { type ApiConfig, testConfig } from "../src/config.js";
+import { createHttpServer } from "../src/http-server.js";
 import { type IdentityStub, type StubUser, startIdentityStub } from "./fixtures/identity-stub.js";
 
 /** A running API for one test file. */
@@ -33,6 +34,8 @@ export interface TestApiOptions {
   /** Use an unreachable database instead of a fresh one (no migrations, no bus). */
   unreachableDatabase?: boolean;
   deps?: Partial<Omit<ApiDeps, "config" | "db" | "logger">>;
+  /** Level of the captured logger (default info). */
+  logLevel?: string;
 }
 
 /** Starts everything a test file needs; `close()` tears it all down. */
@@ -56,11 +59,10 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
       cb();
     },
   });
-  const logger = createLogger({ name: "api-test", level: "info", destination });
+  const logger = createLogger({ name: "api-test", level: options.logLevel ?? "info", destination });
   const db = createDb(databaseUrl, { connectionTimeoutMillis: 1_000 });
   const api = createApp({ config, db, logger, ...options.deps });
-  const server = createServer(api.app);
-  api.attachWebSocket(server);
+  const server = createHttpServer(api, config);
   if (!options.unreachableDatabase) await api.start();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

@@ -40,6 +40,13 @@ function dropForwardingHeaders(req: IncomingMessage): void {
   for (const name of FORWARDING_HEADERS) delete req.headers[name];
 }
 
+/** True when the request carries more than one Authorization header (Node keeps only the first). */
+function repeatsAuthorization(req: IncomingMessage): boolean {
+  let seen = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]?.toLowerCase() === "authorization") seen += 1;
+  return seen > 1;
+}
+
 function isApiPath(url: string): boolean {
   return url === "/api" || url.startsWith("/api/") || url.startsWith("/api?");
 }
@@ -78,7 +85,9 @@ export function createGateway(options: GatewayOptions): Server {
   const identity: RequestHandler = createProxyMiddleware({ ...common, target: options.identity[0], router: () => pickIdentity() });
   const api: RequestHandler = createProxyMiddleware({ ...common, target: options.api[0], router: () => pickApi() });
 
-  const server = http.createServer((req, res) => {
+  // Request heads up to 128 KiB (Node's default is 16 KiB), as the API accepts: an oversized token
+  // then reaches the API's verifier and gets its 401 envelope instead of a bare 431 here.
+  const server = http.createServer({ maxHeaderSize: 128 * 1024 }, (req, res) => {
     const url = req.url ?? "/";
     if (url === "/healthz" || url.startsWith("/healthz?")) {
       res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
@@ -87,6 +96,12 @@ export function createGateway(options: GatewayOptions): Server {
     if (isAmbiguousPath(url)) {
       res.writeHead(400, { "content-type": "application/json; charset=utf-8" });
       res.end(JSON.stringify(fail("bad_request", "path contains empty, dot or encoded separator segments")));
+      return;
+    }
+    if (repeatsAuthorization(req)) {
+      // The proxy would forward only the first one; the API refuses such requests, so refuse here.
+      res.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": 'Bearer error="invalid_token"' });
+      res.end(JSON.stringify(fail("malformed_token", "more than one Authorization header")));
       return;
     }
     dropForwardingHeaders(req);

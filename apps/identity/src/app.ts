@@ -1,10 +1,12 @@
 import { type Db, isDatabaseUnavailable, isInvalidInput } from "@app/db";
-import { AppError, corsPolicy, errorHandler, jsonBody, notFoundHandler, requestLogging } from "@app/http-kit";
+import { AppError, corsPolicy, errorHandler, jsonBody, notFoundHandler, requestLogging, securityHeaders } from "@app/http-kit";
 import cookieParser from "cookie-parser";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
 import type { IdentityConfig } from "./config.js";
 import { originCheck } from "./middleware/origin-check.js";
+import type { RateLimitRedis } from "./middleware/rate-limit-stores.js";
+import { createRateLimits, type RateLimits } from "./middleware/rate-limits.js";
 import { authRoutes } from "./routes/auth-routes.js";
 import { healthRoutes } from "./routes/health.js";
 import { IdentityService } from "./services/identity.js";
@@ -14,14 +16,19 @@ export interface IdentityDeps {
   config: IdentityConfig;
   db: Db;
   logger: Logger;
-  /** Clock for tests that freeze time. */
+  /** Clock for tests that freeze time (sessions, keys, in-memory rate limit counters). */
   now?: () => number;
+  /** A Redis connection for the rate limit counters instead of one opened from the config (tests). */
+  rateLimitRedis?: RateLimitRedis;
 }
 
 /** The built app and the service behind it (for tests and the server's housekeeping). */
 export interface IdentityApp {
   app: Express;
   service: IdentityService;
+  rateLimits: RateLimits;
+  /** Releases what the app holds besides the database (the rate limit store). */
+  close(): Promise<void>;
 }
 
 /** Maps dependency failures to coded errors: a database that cannot be reached answers 503. */
@@ -37,30 +44,54 @@ const noStore: express.RequestHandler = (_req, res, next) => {
   next();
 };
 
+const SIGN_IN = "/api/auth/sign-in/email";
+const SIGN_UP = "/api/auth/sign-up/email";
+/** Largest credential body; larger answers 413 before parsing. */
+export const JSON_BODY_LIMIT = "16kb";
+
 /**
  * Builds the identity Express app (never listens). Middleware order: request context and
- * logging, CORS, origin check, no-store, body parsing (415/413/400), cookies, routes, 404, errors.
+ * logging, security headers, CORS, origin check, no-store, per-IP rate limits, body parsing
+ * (415/413/400), per-account rate limits, cookies, routes, 404, errors.
  */
 export function createApp(deps: IdentityDeps): IdentityApp {
   const { config, db, logger } = deps;
   const service = new IdentityService({
     prisma: db.prisma,
     logger,
-    settings: { authSecret: config.authSecret, issuer: config.issuer, audience: config.audience, sessionTtlMs: config.sessionTtlMs },
+    settings: {
+      authSecret: config.authSecret,
+      issuer: config.issuer,
+      audience: config.audience,
+      sessionTtlMs: config.sessionTtlMs,
+      maxSessionsPerUser: config.maxSessionsPerUser,
+      keyActivationDelayMs: config.keyActivationDelayMs,
+    },
     ...(deps.now ? { now: deps.now } : {}),
+  });
+  const rateLimits = createRateLimits(config.rateLimits, {
+    logger,
+    ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.rateLimitRedis ? { redis: deps.rateLimitRedis } : {}),
   });
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy);
   app.use(requestLogging(logger));
+  app.use(securityHeaders());
   app.use(healthRoutes(db));
   app.use("/api/auth", corsPolicy({ origins: config.corsOrigins, exposeAuthHeader: config.exposeAuthHeader }));
   app.use("/api/auth", originCheck(config.corsOrigins));
   app.use("/api/auth", noStore);
-  app.use("/api/auth", jsonBody({ limit: "16kb" }));
+  // Per-IP limits come before the body is read; per-account limits need the email in it.
+  app.use(SIGN_IN, rateLimits.signIn.perIp);
+  app.use(SIGN_UP, rateLimits.signUp.perIp);
+  app.use("/api/auth", jsonBody({ limit: JSON_BODY_LIMIT }));
+  app.use(SIGN_IN, ...rateLimits.signIn.perAccount);
+  app.use(SIGN_UP, ...rateLimits.signUp.perAccount);
   app.use("/api/auth", cookieParser());
   app.use("/api/auth", authRoutes(service, { name: config.cookieName, secure: config.secureCookies }));
   app.use(notFoundHandler());
   app.use(errorHandler({ logger, classify }));
-  return { app, service };
+  return { app, service, rateLimits, close: () => rateLimits.close() };
 }

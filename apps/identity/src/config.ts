@@ -1,7 +1,10 @@
+import { createHash } from "node:crypto";
 import { loadConfig, originList, portSchema, trustProxySchema } from "@app/http-kit";
 import { z } from "zod";
+import { DEFAULT_KEY_ACTIVATION_DELAY_MS } from "./services/key-set.js";
 
-const DAY = 24 * 60 * 60 * 1000;
+const MINUTE = 60 * 1000;
+const DAY = 24 * 60 * MINUTE;
 
 const schema = z
   .object({
@@ -21,6 +24,31 @@ const schema = z
     JWT_AUDIENCE: z.string().optional(),
     SESSION_TTL_DAYS: z.coerce.number().positive().max(400, "SESSION_TTL_DAYS must be at most 400").default(7),
     TRUST_PROXY: trustProxySchema,
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, "REDIS_URL must start with redis:// or rediss://")
+      .optional(),
+    RATE_LIMIT_REDIS_PREFIX: z.string().min(1).optional(),
+    RATE_LIMIT_IP_MAX: z.coerce.number().int().min(1).default(100),
+    RATE_LIMIT_IP_WINDOW_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .default(15 * MINUTE),
+    RATE_LIMIT_ACCOUNT_MAX: z.coerce.number().int().min(1).default(10),
+    RATE_LIMIT_ACCOUNT_WINDOW_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .default(15 * MINUTE),
+    MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).default(50),
+    KEY_ROTATION_DAYS: z.coerce.number().min(0).default(0),
+    KEY_ACTIVATION_DELAY_MS: z.coerce.number().int().min(0).default(DEFAULT_KEY_ACTIVATION_DELAY_MS),
+    HOUSEKEEPING_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .default(10 * MINUTE),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .superRefine((env, ctx) => {
@@ -48,7 +76,47 @@ export interface IdentityConfig {
   audience: string;
   sessionTtlMs: number;
   trustProxy: boolean | number | string;
+  /** Rate limits of sign-in and sign-up (shared through Redis when `redisUrl` is set). */
+  rateLimits: RateLimitSettings;
+  /** Oldest sessions of a user beyond this many are deleted on sign-in. */
+  maxSessionsPerUser: number;
+  /** Make a new signing key when the newest is this old (0: never; `pnpm keys:rotate` by hand). */
+  keyRotationMs: number;
+  /** How long a new key is published before it signs. */
+  keyActivationDelayMs: number;
+  /** Interval of session purge, key retirement and the rotation check. */
+  housekeepingIntervalMs: number;
   logLevel: string;
+}
+
+/** Limits of the sign-in and sign-up routes. */
+export interface RateLimitSettings {
+  /** Requests per client IP per route and window. */
+  ipMax: number;
+  ipWindowMs: number;
+  /** Failed attempts per account (normalised email) per window; a success resets the count. */
+  accountMax: number;
+  accountWindowMs: number;
+  /** Shared counters for every identity instance; in memory (per process) when absent. */
+  redisUrl: string | undefined;
+  /** Key prefix in Redis (default: derived from the database, so one deployment shares counters). */
+  redisPrefix: string;
+}
+
+/**
+ * `rl:<hash of the database host, port and name>:`: identity instances of one deployment (one
+ * database) share their counters; another deployment (or test database) on the same Redis does
+ * not. Credentials are not part of the hash, so rotating the database password keeps the counters.
+ */
+function defaultRedisPrefix(databaseUrl: string): string {
+  let identity = databaseUrl;
+  try {
+    const url = new URL(databaseUrl);
+    identity = `${url.hostname}:${url.port}${url.pathname}`;
+  } catch {
+    // not a URL: hash it as it is
+  }
+  return `rl:${createHash("sha256").update(identity).digest("hex").slice(0, 12)}:`;
 }
 
 /** Builds the config from an environment; pure, so tests can call it with a literal. */
@@ -70,6 +138,18 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
     audience: env.JWT_AUDIENCE ?? baseUrl,
     sessionTtlMs: env.SESSION_TTL_DAYS * DAY,
     trustProxy: env.TRUST_PROXY,
+    rateLimits: {
+      ipMax: env.RATE_LIMIT_IP_MAX,
+      ipWindowMs: env.RATE_LIMIT_IP_WINDOW_MS,
+      accountMax: env.RATE_LIMIT_ACCOUNT_MAX,
+      accountWindowMs: env.RATE_LIMIT_ACCOUNT_WINDOW_MS,
+      redisUrl: env.REDIS_URL,
+      redisPrefix: env.RATE_LIMIT_REDIS_PREFIX ?? defaultRedisPrefix(env.DATABASE_URL),
+    },
+    maxSessionsPerUser: env.MAX_SESSIONS_PER_USER,
+    keyRotationMs: env.KEY_ROTATION_DAYS * DAY,
+    keyActivationDelayMs: env.KEY_ACTIVATION_DELAY_MS,
+    housekeepingIntervalMs: env.HOUSEKEEPING_INTERVAL_MS,
     logLevel: env.LOG_LEVEL,
   };
 }

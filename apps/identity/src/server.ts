@@ -2,32 +2,32 @@ import { createDb } from "@app/db";
 import { createLogger, serve } from "@app/http-kit";
 import { createApp } from "./app.js";
 import { loadIdentityConfig } from "./config.js";
+import { startHousekeeping } from "./housekeeping.js";
 
 const config = loadIdentityConfig();
 const logger = createLogger({ name: "identity", level: config.logLevel });
 const db = createDb(config.databaseUrl, { onPoolError: (err) => logger.warn({ err: err.message }, "database connection lost") });
-const { app, service } = createApp({ config, db, logger });
+const { app, service, rateLimits, close } = createApp({ config, db, logger });
+logger.info({ store: rateLimits.store }, "rate limits of sign-in and sign-up ready");
 
 // Make sure a key set exists before the first get-session (and repair it if AUTH_SECRET changed).
 await service.keys.view().catch((err: Error) => logger.warn({ err: err.message }, "key set not ready yet; will retry on first use"));
 
-const housekeeping = setInterval(
-  () => {
-    service.sessions.purgeExpired().then(
-      (n) => n && logger.info({ purged: n }, "expired sessions purged"),
-      (err: Error) => logger.warn({ err: err.message }, "session purge failed"),
-    );
-  },
-  10 * 60 * 1000,
-);
-housekeeping.unref();
+// Expired sessions purged, superseded keys retired, and (with KEY_ROTATION_DAYS) a new key made
+// when the newest is due, on every instance; the work is idempotent and rotation is serialised.
+const stopHousekeeping = startHousekeeping(service, {
+  logger,
+  keyRotationMs: config.keyRotationMs,
+  intervalMs: config.housekeepingIntervalMs,
+});
 
 await serve(app, {
   port: config.port,
   host: config.host,
   logger,
   onShutdown: async () => {
-    clearInterval(housekeeping);
+    stopHousekeeping();
+    await close();
     await db.close();
   },
 });

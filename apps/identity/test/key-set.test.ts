@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ROTATION_SKEW_MS } from "../src/services/key-set.js";
+import { DEFAULT_KEY_ACTIVATION_DELAY_MS, ROTATION_SKEW_MS } from "../src/services/key-set.js";
 import { frozenClock, identityKit, type Kit, signUp } from "./kit.js";
 
 let database: TestDatabase;
@@ -111,25 +111,100 @@ describe("key creation", () => {
 });
 
 describe("rotation", () => {
-  it("the newest key signs; the previous one stays published for a token lifetime plus skew", async () => {
+  // A rotated key is published at once but signs only after the activation delay (the verifiers'
+  // JWKS cache max age + cooldown), so no verifier meets a token signed by a key it has not
+  // fetched yet. Before this delay existed the new key signed at once; this test used to expect that.
+  it("publishes a new key first, signs with it after the activation delay, keeps the old one a token lifetime", async () => {
     const clock = frozenClock();
     const k = await kit({}, clock.now);
     const { cookie } = await signUp(k.app);
     const first = await tokenFor(k, cookie);
+    const firstKid = decodeProtectedHeader(first).kid;
+    clock.advance(DEFAULT_KEY_ACTIVATION_DELAY_MS); // the first key is old enough to be the signer
     clock.advance(1_000);
-    await k.service.keys.rotate();
+    const created = await k.service.keys.rotate();
+
+    // Published at once, but the old key keeps signing until the new one is activation-delay old.
+    const served = async () => (await request(k.app).get("/api/auth/jwks")).body.keys.map((x: { kid: string }) => x.kid);
+    expect(await served()).toEqual([created.kid, firstKid]);
+    expect(decodeProtectedHeader(await tokenFor(k, cookie)).kid).toBe(firstKid);
+    clock.advance(DEFAULT_KEY_ACTIVATION_DELAY_MS - 1);
+    const last = await tokenFor(k, cookie);
+    expect(decodeProtectedHeader(last).kid).toBe(firstKid);
+    clock.advance(1);
     const second = await tokenFor(k, cookie);
-    expect(decodeProtectedHeader(second).kid).not.toBe(decodeProtectedHeader(first).kid);
+    expect(decodeProtectedHeader(second).kid).toBe(created.kid);
 
+    // Tokens of both keys verify during the overlap, including the last one the old key signed.
     const both = createLocalJWKSet((await request(k.app).get("/api/auth/jwks")).body);
-    await expect(jwtVerify(first, both, { currentDate: new Date(clock.now()) })).resolves.toBeTruthy();
-    await expect(jwtVerify(second, both, { currentDate: new Date(clock.now()) })).resolves.toBeTruthy();
+    for (const token of [first, last, second]) {
+      await expect(jwtVerify(token, both, { currentDate: new Date(clock.now()) })).resolves.toBeTruthy();
+    }
 
+    // The old key stays published one token lifetime + skew after it stopped signing.
     clock.advance(JWT_LIFETIME_SECONDS * 1000 + ROTATION_SKEW_MS - 60_000);
-    expect((await request(k.app).get("/api/auth/jwks")).body.keys).toHaveLength(2);
+    expect(await served()).toEqual([created.kid, firstKid]);
+    await expect(jwtVerify(last, both, { currentDate: new Date(clock.now() - ROTATION_SKEW_MS) })).resolves.toBeTruthy();
+    expect(await k.service.keys.retireExpired()).toBe(0);
     clock.advance(120_000);
-    expect((await request(k.app).get("/api/auth/jwks")).body.keys).toHaveLength(1);
+    expect(await served()).toEqual([created.kid]);
     expect(await k.service.keys.retireExpired()).toBe(1);
     expect(await k.db.prisma.jwks.count({ where: { retiredAt: null } })).toBe(1);
+  });
+
+  it("signs at once with a fresh key when it is the only usable one (first start)", async () => {
+    const clock = frozenClock();
+    const k = await kit({}, clock.now);
+    const { cookie } = await signUp(k.app);
+    const token = await tokenFor(k, cookie);
+    const [row] = await k.db.prisma.jwks.findMany();
+    expect(decodeProtectedHeader(token).kid).toBe(row?.id);
+  });
+
+  it("keeps the oldest key signing while every key is younger than the delay", async () => {
+    const clock = frozenClock();
+    const k = await kit({}, clock.now);
+    const { cookie } = await signUp(k.app);
+    const firstKid = decodeProtectedHeader(await tokenFor(k, cookie)).kid;
+    clock.advance(60_000);
+    const created = await k.service.keys.rotate();
+    expect(decodeProtectedHeader(await tokenFor(k, cookie)).kid).toBe(firstKid);
+    clock.advance(DEFAULT_KEY_ACTIVATION_DELAY_MS);
+    expect(decodeProtectedHeader(await tokenFor(k, cookie)).kid).toBe(created.kid);
+  });
+
+  it("honours KEY_ACTIVATION_DELAY_MS", async () => {
+    const clock = frozenClock();
+    const k = await kit({ KEY_ACTIVATION_DELAY_MS: "5000" }, clock.now);
+    const { cookie } = await signUp(k.app);
+    await tokenFor(k, cookie);
+    clock.advance(10_000);
+    const created = await k.service.keys.rotate();
+    clock.advance(4_999);
+    expect(decodeProtectedHeader(await tokenFor(k, cookie)).kid).not.toBe(created.kid);
+    clock.advance(1);
+    expect(decodeProtectedHeader(await tokenFor(k, cookie)).kid).toBe(created.kid);
+  });
+
+  it("rotates on the KEY_ROTATION_DAYS interval exactly once across racing instances", async () => {
+    const clock = frozenClock();
+    const a = await kit({}, clock.now);
+    const b = await kit({}, clock.now);
+    const first = (await a.service.keys.view()).signing;
+    const interval = 30 * 24 * 3600 * 1000;
+    clock.advance(interval - 1);
+    expect(await a.service.keys.rotateIfDue(interval)).toBeUndefined();
+    expect(await a.service.keys.rotateIfDue(0)).toBeUndefined();
+    clock.advance(1);
+    const results = await Promise.all([
+      ...Array.from({ length: 4 }, () => a.service.keys.rotateIfDue(interval)),
+      ...Array.from({ length: 4 }, () => b.service.keys.rotateIfDue(interval)),
+    ]);
+    const created = results.filter((r) => r !== undefined);
+    expect(created).toHaveLength(1);
+    expect(await a.db.prisma.jwks.count({ where: { retiredAt: null } })).toBe(2);
+    expect((await b.service.keys.view()).signing.kid).toBe(first.kid);
+    clock.advance(DEFAULT_KEY_ACTIVATION_DELAY_MS);
+    expect((await b.service.keys.view()).signing.kid).toBe(created[0]?.kid);
   });
 });

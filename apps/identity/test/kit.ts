@@ -6,6 +6,8 @@ import type { Express } from "express";
 import request from "supertest";
 import { createApp } from "../src/app.js";
 import { type IdentityConfig, testConfig } from "../src/config.js";
+import type { RateLimitRedis } from "../src/middleware/rate-limit-stores.js";
+import type { RateLimits } from "../src/middleware/rate-limits.js";
 import type { IdentityService } from "../src/services/identity.js";
 
 export const SECRET = "test-secret-test-secret-test-secret-0001";
@@ -28,16 +30,25 @@ export interface Kit {
   service: IdentityService;
   db: Db;
   config: IdentityConfig;
+  rateLimits: RateLimits;
   logs: string[];
   close(): Promise<void>;
 }
 
 /** Builds an identity app (never listening) on `database`, or on a fresh test database. */
 export async function identityKit(
-  options: { env?: Record<string, string>; now?: () => number; database?: TestDatabase } = {},
+  options: { env?: Record<string, string>; now?: () => number; database?: TestDatabase; rateLimitRedis?: RateLimitRedis } = {},
 ): Promise<Kit & { database: TestDatabase }> {
   const database = options.database ?? (await createTestDatabase());
-  const config = testConfig({ DATABASE_URL: database.url, AUTH_SECRET: SECRET, CORS_ORIGINS: ORIGIN, ...options.env });
+  // Rate limits high enough that ordinary tests are never throttled; rate limit tests lower them.
+  const config = testConfig({
+    DATABASE_URL: database.url,
+    AUTH_SECRET: SECRET,
+    CORS_ORIGINS: ORIGIN,
+    RATE_LIMIT_IP_MAX: "100000",
+    RATE_LIMIT_ACCOUNT_MAX: "100000",
+    ...options.env,
+  });
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _enc, cb) {
@@ -47,15 +58,24 @@ export async function identityKit(
   });
   const logger = createLogger({ name: "identity-test", level: "debug", destination });
   const db = createDb(database.url, { max: 5 });
-  const { app, service } = createApp({ config, db, logger, ...(options.now ? { now: options.now } : {}) });
+  const built = createApp({
+    config,
+    db,
+    logger,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.rateLimitRedis ? { rateLimitRedis: options.rateLimitRedis } : {}),
+  });
+  const { app, service } = built;
   return {
     app,
     service,
     db,
     config,
+    rateLimits: built.rateLimits,
     logs,
     database,
     async close() {
+      await built.close();
       await db.close();
       if (!options.database) await database.drop();
     },

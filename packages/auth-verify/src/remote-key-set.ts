@@ -172,6 +172,15 @@ export class RemoteKeySet {
     };
   }
 
+  /**
+   * True while the current set is younger than its max age (no refresh due). A verified-token
+   * cache asks this before serving a hit, so a cached verification never outlives its key set.
+   */
+  isFresh(): boolean {
+    const set = this.#set;
+    return set !== undefined && !this.#closer.signal.aborted && this.#now() - set.loadedAt < this.#cacheMaxAgeMs;
+  }
+
   /** The kids of the current set (empty before the first success). */
   kids(): string[] {
     return this.#set ? [...this.#set.keys.keys()] : [];

@@ -77,6 +77,11 @@ export class VerifiedTokenCache {
     return entry.value;
   }
 
+  /** True when `token` has an entry (expired or not); counts nothing and changes no order. */
+  has(token: string): boolean {
+    return this.#entries.has(token);
+  }
+
   /**
    * Stores a verified result until `expiresAt` (epoch ms). Does nothing when disabled or already
    * expired at `nowMs`. Evicts least recently used entries beyond the bound.

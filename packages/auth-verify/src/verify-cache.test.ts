@@ -138,4 +138,43 @@ describe("verified-token cache", () => {
     expect(strict.stats()).toMatchObject({ cryptoVerifications: 2, cacheHits: 0, failures: 2 });
     strict.close();
   });
+
+  // Regression: a cache hit used to be served without looking at the key set at all, so a token
+  // verified once kept answering 200 after the key set was past its stale-if-error window (the
+  // identity service down for hours) or after its key was rotated out.
+  it("refuses a cached token with jwks_unavailable once the key set is past its stale window", async () => {
+    await setup({ staleIfErrorMs: 60_000 });
+    const token = await mint(key);
+    await v.verifyToken(token);
+    server.setMode("error500");
+    clock.advance(10 * 60_000 + 59_999); // past max age, inside the stale window
+    expect((await v.verifyToken(token)).userId).toBe("user-123");
+    clock.advance(1);
+    const error = await expectCode(v.verifyToken(token), "jwks_unavailable", token);
+    expect(error.status).toBe(503);
+    server.setMode("ok");
+    clock.advance(30_000);
+    expect((await v.verifyToken(token)).userId).toBe("user-123");
+  });
+
+  it("refuses a cached token whose kid a max-age refresh removed, with no other token triggering it", async () => {
+    await setup();
+    const token = await mint(key);
+    await v.verifyToken(token);
+    server.setKeys([rotated.publicJwk]);
+    clock.advance(10 * 60_000);
+    await expectCode(v.verifyToken(token), "unknown_key", token);
+    expect(v.stats().keySet.fetches).toBe(2);
+  });
+
+  it("serves hits without touching the key set while it is fresh", async () => {
+    await setup();
+    const token = await mint(key);
+    await v.verifyToken(token);
+    server.setMode("error500");
+    clock.advance(10 * 60_000 - 1);
+    for (let i = 0; i < 10; i++) await v.verifyToken(token);
+    expect(server.hits()).toBe(1);
+    expect(v.stats().cacheHits).toBe(10);
+  });
 });

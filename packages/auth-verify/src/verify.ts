@@ -222,8 +222,20 @@ export function createVerifier(options: VerifierOptions): Verifier {
       const nowMs = now();
       const hit = cache.get(token, nowMs);
       if (hit !== undefined) {
-        cacheHits += 1;
-        return hit;
+        // A hit is served only while its key set is fresh. Once the set is due for a refresh the
+        // key is asked for again, as for an uncached token: a set past its stale-if-error window
+        // answers jwks_unavailable, a refresh without the kid unknown_key, and a refresh that
+        // changed the kid's key material drops the entry (verified again below). Without this a
+        // cached token outlived its key set.
+        let serve = true;
+        if (!keySet.isFresh()) {
+          await keySet.getKey(hit.kid);
+          serve = cache.has(token);
+        }
+        if (serve) {
+          cacheHits += 1;
+          return hit;
+        }
       }
       return await verifyFresh(token, nowMs);
     } catch (error) {

@@ -23,7 +23,10 @@ export type TaskEventView = z.infer<typeof taskEventSchema>;
 /** Path of the WebSocket upgrade; the JWT travels as `?token=`. */
 export const WS_PATH = "/api/ws";
 
-const eventId = z.string().regex(/^\d{1,19}$/, "an event id is a decimal integer");
+const eventId = z
+  .string()
+  .regex(/^\d{1,19}$/, "an event id is a decimal integer")
+  .refine((v) => !/^\d{1,19}$/.test(v) || BigInt(v) <= 9_223_372_036_854_775_807n, "an event id is at most 9223372036854775807");
 
 /** Messages a WebSocket client sends (JSON text frames). */
 export const wsClientMessage = z.discriminatedUnion("type", [

@@ -5,5 +5,6 @@ export { type CorsPolicyOptions, corsPolicy } from "./cors.js";
 export { type ErrorHandlerOptions, errorHandler, notFoundHandler, toAppError } from "./error-handler.js";
 export { type JsonBodyOptions, jsonBody } from "./json-body.js";
 export { createLogger, type LoggerOptions, redactUrl, requestLogging } from "./logger.js";
+export { type SecurityHeadersOptions, securityHeaders } from "./security-headers.js";
 export { type ServeOptions, serve } from "./serve.js";
 export { parseOrThrow } from "./validate.js";

@@ -19,6 +19,11 @@ export interface StackOptions {
   /** Extra environment per service name ("identity-1", "api-2", ...). */
   envFor?: (name: string) => Record<string, string>;
   onLine?: (name: string, line: string) => void;
+  /**
+   * Also serve the web app (apps/web) on its own origin `http://localhost:<port>` (0: a free
+   * port), pointed at the base URL; that origin is added to CORS_ORIGINS of identity and API.
+   */
+  web?: { port: number };
 }
 
 /** A running stack. */
@@ -26,6 +31,8 @@ export interface RunningStack {
   baseUrl: string;
   identityUrls: string[];
   apiUrls: string[];
+  /** The web app's origin, when it was asked for. */
+  webUrl: string | undefined;
   processes: ServiceProcess[];
   /** Resolves with the first service that exits on its own. */
   firstExit: Promise<ServiceProcess>;
@@ -34,11 +41,14 @@ export interface RunningStack {
 
 /**
  * Starts identity, API and gateway processes on one base URL: `/api/auth/*` to identity, the
- * rest of `/api/*` to the API. Used by `pnpm start` and by the end-to-end tests.
+ * rest of `/api/*` to the API; optionally the web app's static server on its own origin. Used by
+ * `pnpm start` and by the end-to-end tests.
  */
 export async function launchStack(options: StackOptions): Promise<RunningStack> {
   const port = options.port === 0 ? await freePort() : options.port;
   const baseUrl = options.baseUrl ?? `http://localhost:${port}`;
+  const webPort = options.web ? (options.web.port === 0 ? await freePort() : options.web.port) : undefined;
+  const webUrl = webPort === undefined ? undefined : `http://localhost:${webPort}`;
   const { AUTH_SECRET: _a, DATA_ENCRYPTION_KEY: _d, ...inherited } = process.env;
   const shared = {
     ...inherited,
@@ -46,6 +56,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     DATABASE_URL: options.databaseUrl,
     BASE_URL: baseUrl,
     ...options.env,
+    ...(webUrl ? { CORS_ORIGINS: [options.env?.CORS_ORIGINS ?? inherited.CORS_ORIGINS, webUrl].filter(Boolean).join(",") } : {}),
   };
   const processes: ServiceProcess[] = [];
   const identityUrls: string[] = [];
@@ -85,6 +96,10 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
       API_UPSTREAMS: apiUrls.join(","),
     });
     starting.push(waitHealthy(`http://127.0.0.1:${port}/healthz`, gateway));
+    if (webPort !== undefined) {
+      const web = await start("web", ENTRY.web, { PORT: String(webPort), API_BASE_URL: baseUrl });
+      starting.push(waitHealthy(`http://127.0.0.1:${webPort}/healthz`, web));
+    }
     await Promise.all(starting);
   } catch (error) {
     await Promise.all(processes.map((p) => stopProcess(p, 3_000)));
@@ -95,13 +110,14 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     baseUrl,
     identityUrls,
     apiUrls,
+    webUrl,
     processes,
     firstExit,
     async stop() {
-      // Gateway first (stop taking traffic), then the services, which drain in-flight requests.
-      const gateway = processes.filter((p) => p.name === "gateway");
+      // Gateway (and web server) first: stop taking traffic; then the services drain in-flight requests.
+      const gateway = processes.filter((p) => p.name === "gateway" || p.name === "web");
       await Promise.all(gateway.map((p) => stopProcess(p)));
-      await Promise.all(processes.filter((p) => p.name !== "gateway").map((p) => stopProcess(p)));
+      await Promise.all(processes.filter((p) => !gateway.includes(p)).map((p) => stopProcess(p)));
     },
   };
 }

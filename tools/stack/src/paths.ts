@@ -21,4 +21,5 @@ export const ENTRY = {
   identity: path.join(ROOT, "apps/identity/dist/server.js"),
   api: path.join(ROOT, "apps/api/dist/server.js"),
   gateway: path.join(ROOT, "apps/gateway/dist/server.js"),
+  web: path.join(ROOT, "apps/web/dist/server/serve.js"),
 } as const;

@@ -13,8 +13,14 @@ afterAll(async () => {
 });
 
 /** Runs `pnpm start`'s launcher on a fresh data dir with no DATABASE_URL, as a new user would. */
-async function runStart(dataDir: string, port: number, pgPort: number) {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), STACK_DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) };
+async function runStart(dataDir: string, port: number, pgPort: number, webPort: number) {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    WEB_PORT: String(webPort),
+    STACK_DATA_DIR: dataDir,
+    EMBEDDED_PG_PORT: String(pgPort),
+  };
   // A fresh machine: no database URL, and none of the variables vitest injects (BASE_URL=/ ...).
   for (const name of ["DATABASE_URL", "TEST_DATABASE_URL", "BASE_URL", "MODE", "DEV", "PROD", "SSR"]) delete env[name];
   const child = spawn(process.execPath, [entry], { env, stdio: ["ignore", "pipe", "pipe"] });
@@ -37,10 +43,20 @@ describe("pnpm start on a fresh machine (embedded PostgreSQL)", () => {
     dirs.push(dataDir);
     const port = await freePort();
     const pgPort = await freePort();
+    const webPort = await freePort();
     const base = `http://localhost:${port}`;
 
-    const first = await runStart(dataDir, port, pgPort);
+    const first = await runStart(dataDir, port, pgPort, webPort);
     expect(first.output()).toContain(`ready: ${base}`);
+    // The web app on its own origin, pointed at the base URL, which allows that origin.
+    const web = `http://localhost:${webPort}`;
+    expect(await (await fetch(`${web}/config.js`)).text()).toContain(JSON.stringify({ apiBaseUrl: base }));
+    expect((await fetch(`${web}/`)).headers.get("content-type")).toContain("text/html");
+    const preflight = await fetch(`${base}/api/auth/get-session`, {
+      method: "OPTIONS",
+      headers: { origin: web, "access-control-request-method": "POST" },
+    });
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(web);
     const jwks = (await (await fetch(`${base}/api/auth/jwks`)).json()) as { keys: { kid: string }[] };
     expect(jwks.keys).toHaveLength(1);
     const secret = await readFile(path.join(dataDir, "secrets.json"), "utf8");
@@ -49,7 +65,7 @@ describe("pnpm start on a fresh machine (embedded PostgreSQL)", () => {
     expect(first.output()).toContain("stopped");
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();
 
-    const second = await runStart(dataDir, port, pgPort);
+    const second = await runStart(dataDir, port, pgPort, webPort);
     expect(second.output()).toContain("ready: ");
     const again = (await (await fetch(`${base}/api/auth/jwks`)).json()) as { keys: { kid: string }[] };
     expect(again.keys.map((k) => k.kid)).toEqual(jwks.keys.map((k) => k.kid));

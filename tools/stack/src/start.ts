@@ -39,6 +39,8 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
 
 try {
   const port = Number(process.env.PORT ?? 3000);
+  // The web app on its own origin (default http://localhost:5173); WEB_PORT=off leaves it out.
+  const webPort = process.env.WEB_PORT === "off" ? undefined : Number(process.env.WEB_PORT ?? 5173);
   const secrets = await loadDevSecrets(DATA_DIR);
   database = await openStackDatabase(DATA_DIR, log);
   if (stopping) await new Promise(() => undefined); // a signal arrived meanwhile: shutdown() exits
@@ -51,6 +53,7 @@ try {
     dataEncryptionKey: process.env.DATA_ENCRYPTION_KEY ?? secrets.dataEncryptionKey,
     ...(process.env.BASE_URL ? { baseUrl: process.env.BASE_URL } : {}),
     env: { UPLOAD_DIR: process.env.UPLOAD_DIR ?? `${DATA_DIR}/uploads` },
+    ...(webPort === undefined ? {} : { web: { port: webPort } }),
   });
 } catch (error) {
   if (!stopping) {
@@ -61,6 +64,7 @@ try {
 
 if (stack && !stopping) {
   log(`ready: ${stack.baseUrl}  (identity at ${stack.baseUrl}/api/auth/*, API at ${stack.baseUrl}/api/*; Ctrl-C stops)`);
+  if (stack.webUrl) log(`web app: ${stack.webUrl}`);
   const exited = await stack.firstExit;
   if (!stopping) {
     log(`${exited.name} exited unexpectedly`);

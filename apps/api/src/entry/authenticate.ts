@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { AUTH_VERIFY_ERROR_STATUS, type AuthVerifyErrorCode, type VerifiedToken, type Verifier } from "@app/auth-verify";
 import { AppError, isAppError } from "@app/http-kit";
 
@@ -23,6 +24,8 @@ declare global {
  */
 export type Authenticate = (authorization: string | undefined) => Promise<AuthUser>;
 
+const INVALID_TOKEN = { "WWW-Authenticate": `Bearer error="invalid_token"` };
+
 function isVerifyCode(code: unknown): code is AuthVerifyErrorCode {
   return typeof code === "string" && Object.hasOwn(AUTH_VERIFY_ERROR_STATUS, code);
 }
@@ -33,8 +36,7 @@ export function toAuthError(error: unknown): AppError {
   const code = (error as { code?: unknown } | null)?.code;
   if ((error as { name?: unknown } | null)?.name === "AuthVerifyError" && isVerifyCode(code)) {
     const message = error instanceof Error ? error.message : "unauthorized";
-    const headers: Record<string, string> =
-      code === "jwks_unavailable" ? { "Retry-After": "30" } : { "WWW-Authenticate": `Bearer error="invalid_token"` };
+    const headers: Record<string, string> = code === "jwks_unavailable" ? { "Retry-After": "30" } : { ...INVALID_TOKEN };
     return new AppError(code, message, { headers, cause: error });
   }
   return new AppError("internal_error", "authentication failed unexpectedly", { expose: false, cause: error });
@@ -49,4 +51,18 @@ export function createAuthenticate(verifier: Pick<Verifier, "verify">): Authenti
       throw toAuthError(error);
     }
   };
+}
+
+/**
+ * The one `Authorization` header of a request. Node keeps only the first of repeated
+ * Authorization headers, so a request carrying two would be judged by whichever a proxy put
+ * first; such a request is refused as `malformed_token` (401) instead.
+ */
+export function authorizationOf(req: Pick<IncomingMessage, "headers" | "rawHeaders">): string | undefined {
+  let seen = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]?.toLowerCase() === "authorization") seen += 1;
+  }
+  if (seen > 1) throw new AppError("malformed_token", "more than one Authorization header", { headers: INVALID_TOKEN });
+  return req.headers.authorization;
 }

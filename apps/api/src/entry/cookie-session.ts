@@ -1,6 +1,7 @@
 import { AppError, setContextUser } from "@app/http-kit";
 import type { RequestHandler } from "express";
 import { z } from "zod";
+import { readJsonCapped } from "../lib/read-capped.js";
 
 const sessionBody = z.looseObject({ user: z.looseObject({ id: z.string().min(1) }) });
 
@@ -39,7 +40,7 @@ export function cookieSession(options: CookieSessionOptions): RequestHandler {
       await response.body?.cancel().catch(() => undefined);
       throw new AppError("unauthorized", "no valid session: sign in first");
     }
-    const json: unknown = await response.json().catch(() => undefined);
+    const json = await readJsonCapped(response);
     const parsed = sessionBody.safeParse(json);
     if (!response.ok || !parsed.success) throw new AppError("service_unavailable", "the identity service gave no usable session answer");
     // Keep a sliding session alive: pass on the identity service's refreshed cookie, if any.

@@ -2,7 +2,7 @@ import { ok } from "@app/contracts";
 import { parseOrThrow, setContextUser } from "@app/http-kit";
 import type { Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
-import type { Authenticate, AuthUser } from "./authenticate.js";
+import { type Authenticate, type AuthUser, authorizationOf } from "./authenticate.js";
 import { readJsonBody } from "./body.js";
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -41,7 +41,7 @@ export interface JsonRouteSpec<
 }
 
 async function authOf(req: Request, authenticate: Authenticate): Promise<AuthUser> {
-  const auth = req.auth ?? (await authenticate(req.headers.authorization));
+  const auth = req.auth ?? (await authenticate(authorizationOf(req)));
   req.auth = auth;
   setContextUser(auth.userId);
   return auth;

@@ -1,7 +1,7 @@
 import { AsyncResource } from "node:async_hooks";
 import { AppError, setContextUser } from "@app/http-kit";
 import type { Request, RequestHandler, Response } from "express";
-import type { Authenticate, AuthUser } from "./authenticate.js";
+import { type Authenticate, type AuthUser, authorizationOf } from "./authenticate.js";
 
 /**
  * The entry of streaming and multipart routes: verifies `Authorization: Bearer` with the shared
@@ -10,7 +10,7 @@ import type { Authenticate, AuthUser } from "./authenticate.js";
  */
 export function streamAuth(authenticate: Authenticate): RequestHandler {
   return async (req, res, next) => {
-    const auth = req.auth ?? (await authenticate(req.headers.authorization));
+    const auth = req.auth ?? (await authenticate(authorizationOf(req)));
     req.auth = auth;
     setContextUser(auth.userId);
     keepContextOnResponseEvents(res);

@@ -44,9 +44,14 @@ export function wsUpgradeHandler(options: WsUpgradeOptions): (req: IncomingMessa
       options.logger.warn({ url: logged, status: 404 }, "websocket upgrade refused");
       return refuse(socket, new AppError("not_found", "no websocket route here"));
     }
-    const token = url.searchParams.get(WS_TOKEN_PARAM);
-    options
-      .authenticate(token ? `Bearer ${token}` : undefined)
+    const tokens = url.searchParams.getAll(WS_TOKEN_PARAM);
+    const token = tokens[0];
+    // Two token parameters are ambiguous (which one would a proxy or a log see?): refused.
+    const presented =
+      tokens.length > 1
+        ? Promise.reject(new AppError("malformed_token", "more than one token parameter"))
+        : options.authenticate(token ? `Bearer ${token}` : undefined);
+    presented
       .then((auth) => {
         options.wss.handleUpgrade(req, socket, head, (ws) => {
           options.logger.info({ url: logged, userId: auth.userId, status: 101 }, "websocket connected");

@@ -80,8 +80,13 @@ export async function openTaskFeed(bus: EventBus, options: TaskFeedOptions): Pro
   };
 }
 
+/** Largest bigserial value. */
+const MAX_EVENT_ID = 9_223_372_036_854_775_807n;
+
 /** Parses a resume point (`Last-Event-ID` or `lastEventId`): a decimal event id, else undefined. */
 export function parseEventId(value: unknown): bigint | undefined {
   if (typeof value !== "string" || !/^\d{1,19}$/.test(value.trim())) return undefined;
-  return BigInt(value.trim());
+  const id = BigInt(value.trim());
+  // Beyond PostgreSQL's bigint the id names no event: ignore it rather than fail the query.
+  return id <= MAX_EVENT_ID ? id : undefined;
 }

@@ -49,6 +49,12 @@ export class WsHub {
     ws.on("pong", () => {
       alive = true;
     });
+    // ws rejects bad frames (over maxPayload, invalid UTF-8, bad opcode) by emitting 'error';
+    // unhandled, that event would take the whole process down.
+    ws.on("error", (error) => {
+      this.deps.logger.debug({ err: error.message }, "websocket protocol error");
+      ws.terminate();
+    });
     ws.on("close", () => {
       clearInterval(ping);
       this.#sockets.delete(ws);

@@ -1,3 +1,4 @@
+import { pipeline } from "node:stream/promises";
 import { idParams, UPLOAD_FILE_FIELD, uploadSchema } from "@app/contracts";
 import { AppError, parseOrThrow } from "@app/http-kit";
 import type { Authenticate } from "../entry/authenticate.js";
@@ -72,8 +73,8 @@ export function uploadRoutes(
       res.setHeader("content-security-policy", "default-src 'none'; sandbox");
       res.setHeader("cache-control", "private, max-age=0, must-revalidate");
       res.setHeader("etag", `"${upload.sha256}"`);
-      stream.on("error", () => res.destroy());
-      stream.pipe(res);
+      // pipeline destroys the file stream when the client goes away (pipe() would leak the fd).
+      pipeline(stream, res).catch(() => undefined);
     },
   );
 }

@@ -4,6 +4,7 @@ import type { PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { SecretBox } from "@app/secret-box";
 import { z } from "zod";
+import { readJsonCapped } from "../lib/read-capped.js";
 import { type McpServersService, sealContext } from "./mcp-servers.js";
 
 /** How long an authorization may take from redirect to callback. */
@@ -55,7 +56,7 @@ export class McpOAuthService {
     const verifier = randomBytes(32).toString("base64url");
     const stateId = sha256(state).toString("hex");
     const now = this.#now();
-    await this.prisma.mcpOAuthState.deleteMany({ where: { expiresAt: { lt: new Date(now) } } });
+    await this.purgeExpired();
     await this.prisma.mcpOAuthState.create({
       data: {
         id: stateId,
@@ -74,6 +75,15 @@ export class McpOAuthService {
     url.searchParams.set("code_challenge_method", "S256");
     if (server.scope) url.searchParams.set("scope", server.scope);
     return url.toString();
+  }
+
+  /**
+   * Deletes the states whose time ran out (abandoned flows); returns how many. Runs on a schedule
+   * and on every new flow, so the table cannot grow without bound.
+   */
+  async purgeExpired(): Promise<number> {
+    const { count } = await this.prisma.mcpOAuthState.deleteMany({ where: { expiresAt: { lte: new Date(this.#now()) } } });
+    return count;
   }
 
   /** Finishes a flow: consumes the state, exchanges the code with the verifier, stores the tokens. */
@@ -116,7 +126,7 @@ export class McpOAuthService {
     } catch (cause) {
       throw new AppError("service_unavailable", "the authorization server could not be reached", { cause });
     }
-    const json: unknown = await response.json().catch(() => undefined);
+    const json = await readJsonCapped(response);
     if (response.status >= 500) throw new AppError("service_unavailable", "the authorization server failed");
     const parsed = tokenResponse.safeParse(json);
     if (!response.ok || !parsed.success) throw new AppError("bad_request", "the authorization server refused the code exchange");

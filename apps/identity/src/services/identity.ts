@@ -12,6 +12,10 @@ export interface IdentitySettings {
   issuer: string;
   audience: string;
   sessionTtlMs: number;
+  /** Sessions per user before the oldest are dropped (default 50). */
+  maxSessionsPerUser?: number;
+  /** How long a new key is published before it signs (default 10.5 min). */
+  keyActivationDelayMs?: number;
 }
 
 /** A signed-in session: the cookie value to set and the public view. */
@@ -45,8 +49,19 @@ export class IdentityService {
     this.#now = deps.now ?? Date.now;
     this.#settings = deps.settings;
     this.accounts = new Accounts({ prisma: deps.prisma });
-    this.sessions = new Sessions({ prisma: deps.prisma, ttlMs: deps.settings.sessionTtlMs, now: this.#now });
-    this.keys = new KeySet({ prisma: deps.prisma, authSecret: deps.settings.authSecret, logger: deps.logger, now: this.#now });
+    this.sessions = new Sessions({
+      prisma: deps.prisma,
+      ttlMs: deps.settings.sessionTtlMs,
+      now: this.#now,
+      ...(deps.settings.maxSessionsPerUser === undefined ? {} : { maxPerUser: deps.settings.maxSessionsPerUser }),
+    });
+    this.keys = new KeySet({
+      prisma: deps.prisma,
+      authSecret: deps.settings.authSecret,
+      logger: deps.logger,
+      now: this.#now,
+      ...(deps.settings.keyActivationDelayMs === undefined ? {} : { activationDelayMs: deps.settings.keyActivationDelayMs }),
+    });
   }
 
   async signUp(input: SignUpBody, meta: SessionMeta): Promise<SignedIn> {

@@ -9,6 +9,12 @@ import type { Logger } from "pino";
 export const KEY_ALG = "EdDSA";
 /** A superseded key stays published for one token lifetime plus this skew, then drops out. */
 export const ROTATION_SKEW_MS = 5 * 60 * 1000;
+/**
+ * How long a new key is published before it signs: the verifiers' JWKS cache max age (10 min)
+ * plus their refetch cooldown (30 s). A verifier that cached the key set just before a rotation
+ * has the new key before it meets the first token signed with it.
+ */
+export const DEFAULT_KEY_ACTIVATION_DELAY_MS = 10 * 60 * 1000 + 30_000;
 /** Advisory-lock key that serialises key creation across identity instances. */
 const KEY_CREATION_LOCK = 0x6a776b73; // "jwks"
 
@@ -32,9 +38,12 @@ export interface UsableKey {
 
 /** What get-session and the JWKS route need from one read of the jwks table. */
 export interface KeySetView {
-  /** The newest usable key: the one that signs. */
+  /**
+   * The key that signs: the newest usable key published for at least the activation delay, or,
+   * when no key is that old (first start, AUTH_SECRET changed), the oldest usable key.
+   */
   signing: UsableKey;
-  /** The keys to publish: usable and not superseded for longer than a token lifetime. */
+  /** The keys to publish: the signer, newer keys waiting to sign, and keys superseded less than a token lifetime (+ skew) ago. */
   published: UsableKey[];
 }
 
@@ -68,12 +77,20 @@ export class KeySet {
   /** Rows created after this moment that we cannot open belong to a peer with another secret. */
   readonly #startedAt: number;
 
-  constructor(deps: { prisma: PrismaClient; authSecret: string; logger: Logger; now?: () => number }) {
+  readonly #activationDelayMs: number;
+
+  constructor(deps: { prisma: PrismaClient; authSecret: string; logger: Logger; now?: () => number; activationDelayMs?: number }) {
     this.#db = deps.prisma;
     this.#box = new SecretBox(deps.authSecret, "jwks-private-key");
     this.#log = deps.logger;
     this.#now = deps.now ?? Date.now;
     this.#startedAt = this.#now();
+    this.#activationDelayMs = deps.activationDelayMs ?? DEFAULT_KEY_ACTIVATION_DELAY_MS;
+  }
+
+  /** When a key starts signing (it is published from its creation on). */
+  activatesAt(key: Pick<UsableKey, "createdAt">): Date {
+    return new Date(key.createdAt.getTime() + this.#activationDelayMs);
   }
 
   /** Reads the key set (one query in the steady state), repairing it when needed. */
@@ -84,11 +101,39 @@ export class KeySet {
     return this.#repair();
   }
 
-  /** Makes a new signing key now (rotation). The previous key stays published for the overlap. */
+  /**
+   * Makes a new key now (rotation). It is published at once and signs once it is older than the
+   * activation delay; the previous key then stays published for one token lifetime plus skew.
+   */
   async rotate(): Promise<UsableKey> {
     const row = await this.#db.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });
-    this.#log.info({ kid: row.id }, "signing key rotated");
-    return this.#open(row) as UsableKey;
+    const key = this.#open(row);
+    if (!key) throw new Error("a key made by this instance cannot be opened");
+    this.#log.info({ kid: row.id, signsFrom: this.activatesAt(key).toISOString() }, "signing key rotated");
+    return key;
+  }
+
+  /**
+   * Rotates when the newest usable key is at least `maxAgeMs` old (the `KEY_ROTATION_DAYS`
+   * interval). Serialised across instances by an advisory lock, so a fleet rotates once.
+   * @returns the new key, or undefined when no rotation was due.
+   */
+  async rotateIfDue(maxAgeMs: number): Promise<UsableKey | undefined> {
+    if (!(maxAgeMs > 0)) return undefined;
+    const created = await this.#db.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_CREATION_LOCK})`;
+        const rows = await tx.jwks.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
+        const newest = rows.map((r) => this.#open(r)).find((k): k is UsableKey => k !== null);
+        if (!newest || this.#now() - newest.createdAt.getTime() < maxAgeMs) return undefined;
+        return tx.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });
+      },
+      { timeout: 15_000, maxWait: 10_000 },
+    );
+    if (!created) return undefined;
+    const key = this.#open(created);
+    if (key) this.#log.info({ kid: key.kid, signsFrom: this.activatesAt(key).toISOString() }, "signing key rotated (interval)");
+    return key ?? undefined;
   }
 
   /** Marks superseded keys whose overlap has passed as retired. Returns how many. */
@@ -125,16 +170,25 @@ export class KeySet {
       throw new AppError("service_unavailable", "signing keys are sealed with another AUTH_SECRET");
     }
     if (!signing) return undefined;
-    return { signing, published: this.#publishable(usable) };
+    return { signing: this.#signer(usable, signing), published: this.#publishable(usable) };
   }
 
-  /** usable is newest first; a key superseded longer than a token lifetime (+skew) ago is not published. */
+  /** usable is newest first: the newest key past its activation delay, else the oldest one. */
+  #signer(usable: UsableKey[], newest: UsableKey): UsableKey {
+    const now = this.#now();
+    return usable.find((k) => this.activatesAt(k).getTime() <= now) ?? usable.at(-1) ?? newest;
+  }
+
+  /**
+   * usable is newest first. A key is superseded when its successor starts signing; it stays
+   * published until a token lifetime (+ skew) after that, so every token it signed can be verified.
+   */
   #publishable(usable: UsableKey[]): UsableKey[] {
     const overlapMs = JWT_LIFETIME_SECONDS * 1000 + ROTATION_SKEW_MS;
     const now = this.#now();
     return usable.filter((_key, i) => {
       const successor = usable[i - 1];
-      return !successor || now < successor.createdAt.getTime() + overlapMs;
+      return !successor || now < this.activatesAt(successor).getTime() + overlapMs;
     });
   }
 

@@ -7,6 +7,9 @@ function hashSecret(secret: string): Buffer {
   return createHash("sha256").update(secret).digest();
 }
 
+/** Sessions one user may hold at once unless configured otherwise. */
+export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
+
 /** A session with its user, as get-session needs them. */
 export interface ActiveSession {
   session: Session;
@@ -30,11 +33,13 @@ export class Sessions {
   readonly #db: PrismaClient;
   readonly #ttlMs: number;
   readonly #now: () => number;
+  readonly #maxPerUser: number;
 
-  constructor(deps: { prisma: PrismaClient; ttlMs: number; now?: () => number }) {
+  constructor(deps: { prisma: PrismaClient; ttlMs: number; now?: () => number; maxPerUser?: number }) {
     this.#db = deps.prisma;
     this.#ttlMs = deps.ttlMs;
     this.#now = deps.now ?? Date.now;
+    this.#maxPerUser = deps.maxPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
   }
 
   /** Session lifetime in ms (also the cookie's Max-Age). */
@@ -42,7 +47,11 @@ export class Sessions {
     return this.#ttlMs;
   }
 
-  /** Inserts a session row and returns the cookie value for it. */
+  /**
+   * Inserts a session row and returns the cookie value for it. A user keeps at most
+   * `maxPerUser` sessions: the oldest beyond that are deleted, so a sign-in flood on one account
+   * cannot grow the table without bound between two purges.
+   */
   async create(userId: string, meta: SessionMeta = {}): Promise<{ token: string; session: Session }> {
     const id = randomBytes(16).toString("base64url");
     const secret = randomBytes(32).toString("base64url");
@@ -56,6 +65,10 @@ export class Sessions {
         userAgent: meta.userAgent?.slice(0, 512) ?? null,
       },
     });
+    await this.#db.$executeRaw`
+      DELETE FROM "session" WHERE "user_id" = ${userId} AND "id" IN (
+        SELECT "id" FROM "session" WHERE "user_id" = ${userId}
+        ORDER BY "created_at" DESC, "id" DESC OFFSET ${this.#maxPerUser})`;
     return { token: `${id}.${secret}`, session };
   }
 

@@ -1,0 +1,50 @@
+import type { Logger } from "pino";
+import type { IdentityService } from "./services/identity.js";
+
+/** What one housekeeping round did. */
+export interface HousekeepingResult {
+  purgedSessions: number;
+  retiredKeys: number;
+  rotatedKid: string | undefined;
+}
+
+/**
+ * One round of the identity's periodic work: delete expired sessions, retire keys whose overlap
+ * has passed, and rotate the signing key when `keyRotationMs` (> 0) says it is due. Each step
+ * logs its own failure (a database outage) and the round goes on; it never throws.
+ */
+export async function runHousekeeping(
+  service: Pick<IdentityService, "sessions" | "keys">,
+  options: { logger: Logger; keyRotationMs: number },
+): Promise<HousekeepingResult> {
+  const { logger } = options;
+  const attempt = async <T>(what: string, run: () => Promise<T>, fallback: T): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      logger.warn({ err: (error as Error).message }, `${what} failed; will retry next round`);
+      return fallback;
+    }
+  };
+  const purgedSessions = await attempt("session purge", () => service.sessions.purgeExpired(), 0);
+  if (purgedSessions) logger.info({ purged: purgedSessions }, "expired sessions purged");
+  const rotated = await attempt("key rotation", () => service.keys.rotateIfDue(options.keyRotationMs), undefined);
+  const retiredKeys = await attempt("key retirement", () => service.keys.retireExpired(), 0);
+  if (retiredKeys) logger.info({ retired: retiredKeys }, "superseded signing keys retired");
+  return { purgedSessions, retiredKeys, rotatedKid: rotated?.kid };
+}
+
+/**
+ * Runs {@link runHousekeeping} now and then every `intervalMs` (an unref'd timer: it never keeps
+ * the process alive). Returns the function that stops it.
+ */
+export function startHousekeeping(
+  service: Pick<IdentityService, "sessions" | "keys">,
+  options: { logger: Logger; keyRotationMs: number; intervalMs: number },
+): () => void {
+  const round = () => void runHousekeeping(service, options);
+  const timer = setInterval(round, options.intervalMs);
+  timer.unref();
+  round();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,137 @@
+import { createHash } from "node:crypto";
+import { emailSchema } from "@app/contracts";
+import { AppError } from "@app/http-kit";
+import type { Request, RequestHandler } from "express";
+import { ipKeyGenerator, type RateLimitInfo, type RateLimitRequestHandler, rateLimit, type Store } from "express-rate-limit";
+import type { Logger } from "pino";
+import type { RateLimitSettings } from "../config.js";
+import { ClockedMemoryStore, connectRateLimitRedis, type RateLimitRedis, RecoveringRedisStore, throttled } from "./rate-limit-stores.js";
+
+/** The limiters of the two credential routes, and what closes their stores. */
+export interface RateLimits {
+  /** POST /api/auth/sign-in/email: per IP before the body is read, per account after. */
+  signIn: { perIp: RequestHandler; perAccount: RequestHandler[] };
+  /** POST /api/auth/sign-up/email: the same two limits. */
+  signUp: { perIp: RequestHandler; perAccount: RequestHandler[] };
+  /** Where the counters live. */
+  readonly store: "redis" | "memory";
+  close(): Promise<void>;
+}
+
+/** What {@link createRateLimits} needs besides the settings. */
+export interface RateLimitDeps {
+  logger: Logger;
+  /** Clock of the in-memory counters (tests freeze it). */
+  now?: () => number;
+  /** A Redis connection to use instead of one opened from `settings.redisUrl` (tests). */
+  redis?: RateLimitRedis;
+}
+
+const ACCOUNT_INFO = "accountRateLimit";
+
+/** The normalised email of a credential body, or undefined when it has none (the route answers 400). */
+function emailOf(req: Request): string | undefined {
+  const parsed = emailSchema.safeParse((req.body as { email?: unknown } | undefined)?.email);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Counters are keyed by a hash of the email: no address is written to Redis. */
+function accountKey(email: string): string {
+  return createHash("sha256").update(email).digest("base64url").slice(0, 32);
+}
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+function retryAfterSeconds(info: RateLimitInfo | undefined, now: number, windowMs: number): number {
+  const left = info?.resetTime ? info.resetTime.getTime() - now : windowMs;
+  return Math.max(1, Math.ceil(left / 1000));
+}
+
+/**
+ * Rate limits of sign-in and sign-up (express-rate-limit). Per client IP: every request counts.
+ * Per account (the normalised email): only failures count (401 on sign-in, 409 on sign-up), a
+ * successful sign-in resets the count, and the window expires, so a flood of wrong passwords
+ * cannot lock the real user out for longer than one window. Over a limit: 429 `rate_limited` with
+ * `Retry-After`, before any password hashing. Counters live in Redis when `redisUrl` is set (one
+ * count for every identity instance) and in memory otherwise. A store that fails lets the request
+ * through (fail open) and logs a throttled warning.
+ */
+export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDeps): RateLimits {
+  const now = deps.now ?? Date.now;
+  const redis = deps.redis ?? (settings.redisUrl ? connectRateLimitRedis(settings.redisUrl, deps.logger) : undefined);
+  const stores: Store[] = [];
+  const storeFor = (name: string): Store => {
+    const prefix = `${settings.redisPrefix}${name}:`;
+    const store = redis
+      ? new RecoveringRedisStore({ sendCommand: redis.sendCommand, prefix })
+      : new ClockedMemoryStore({ now, prefix: name });
+    stores.push(store);
+    return store;
+  };
+  // express-rate-limit reports store failures (then lets the request through: passOnStoreError)
+  // and configuration warnings through this logger; a failing store would log on every request.
+  const storeWarning = throttled(30_000, (message) =>
+    deps.logger.warn({ err: message }, "rate limit store failed; request allowed without rate limiting"),
+  );
+  const configWarning = throttled(30_000, (message) => deps.logger.warn({ err: message }, "rate limiter warning"));
+  const report = (error: unknown, context?: string) => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (context?.includes("store")) storeWarning(message);
+    else configWarning(message);
+  };
+  const limiterLogger = { warn: report, error: report };
+  const refuse = (message: string, windowMs: number, property: string) => (req: Request, _res: unknown, next: (e: unknown) => void) => {
+    const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[property];
+    const retryAfter = retryAfterSeconds(info, now(), windowMs);
+    next(new AppError("rate_limited", message, { headers: { "Retry-After": String(retryAfter) } }));
+  };
+  const common = { standardHeaders: false, legacyHeaders: false, passOnStoreError: true, logger: limiterLogger } as const;
+
+  const perIp = (name: string): RateLimitRequestHandler =>
+    rateLimit({
+      ...common,
+      windowMs: settings.ipWindowMs,
+      limit: settings.ipMax,
+      store: storeFor(`ip-${name}`),
+      skip: (req) => req.method !== "POST",
+      keyGenerator: (req) => ipKeyGenerator(req.ip ?? "unknown"),
+      handler: refuse("too many requests from this address; try again later", settings.ipWindowMs, "rateLimit"),
+    });
+
+  const perAccount = (name: string, failureStatus: number): RequestHandler[] => {
+    const limiter = rateLimit({
+      ...common,
+      windowMs: settings.accountWindowMs,
+      limit: settings.accountMax,
+      store: storeFor(`account-${name}`),
+      requestPropertyName: ACCOUNT_INFO,
+      skip: (req) => req.method !== "POST" || emailOf(req) === undefined,
+      keyGenerator: (req) => accountKey(emailOf(req) ?? ""),
+      // Only failures count. A 2xx deletes the counter (below); any other answer (400, 429,
+      // 503...) gives its hit back.
+      skipSuccessfulRequests: true,
+      requestWasSuccessful: (_req, res) => res.statusCode !== failureStatus && !isSuccess(res.statusCode),
+      handler: refuse("too many failed attempts for this account; try again later", settings.accountWindowMs, ACCOUNT_INFO),
+    });
+    const resetOnSuccess: RequestHandler = (req, res, next) => {
+      const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[ACCOUNT_INFO];
+      if (info) {
+        res.once("finish", () => {
+          if (isSuccess(res.statusCode)) void Promise.resolve(limiter.resetKey(info.key)).catch(() => undefined);
+        });
+      }
+      next();
+    };
+    return [limiter, resetOnSuccess];
+  };
+
+  return {
+    signIn: { perIp: perIp("sign-in"), perAccount: perAccount("sign-in", 401) },
+    signUp: { perIp: perIp("sign-up"), perAccount: perAccount("sign-up", 409) },
+    store: redis ? "redis" : "memory",
+    async close() {
+      for (const store of stores) await store.shutdown?.();
+      if (!deps.redis) await redis?.close();
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import { randomBytes } from "node:crypto";
+import { createTestDatabase, type TestDatabase } from "@app/db/testing";
+import { createLogger } from "@app/http-kit";
+import request from "supertest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { connectRateLimitRedis, type RateLimitRedis } from "../src/middleware/rate-limit-stores.js";
+import { identityKit, type Kit, signUp } from "./kit.js";
+
+// Redis runs at 127.0.0.1:6379 on CI machines (REDIS_URL names another one). Without any Redis
+// these tests are skipped; the in-memory limits and the fail-open path are tested regardless.
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const probe = connectRateLimitRedis(REDIS_URL, createLogger({ name: "probe", level: "silent" }));
+const available = await waitForPong(probe, 1_500);
+await probe.close();
+
+async function waitForPong(redis: RateLimitRedis, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const pong = await redis.sendCommand("PING").then(
+      (r) => r === "PONG",
+      () => false,
+    );
+    if (pong) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+let database: TestDatabase;
+const open: Kit[] = [];
+beforeAll(async () => {
+  if (available) database = await createTestDatabase();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((k) => k.close()));
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+/** Two identity apps on one database and one Redis prefix: two instances of one deployment. */
+async function pair(env: Record<string, string>) {
+  const shared = { REDIS_URL, RATE_LIMIT_REDIS_PREFIX: `rl:test:${randomBytes(6).toString("hex")}:`, ...env };
+  const a = await identityKit({ database, env: shared });
+  const b = await identityKit({ database, env: shared });
+  open.push(a, b);
+  // Both connect in the background; wait until each store answers.
+  for (const k of [a, b]) {
+    await request(k.app).get("/healthz").expect(200);
+    expect(k.rateLimits.store).toBe("redis");
+  }
+  await new Promise((r) => setTimeout(r, 100));
+  return [a, b] as const;
+}
+
+const signIn = (k: Kit, body: { email: string; password: string }, ip: string) =>
+  request(k.app).post("/api/auth/sign-in/email").set("x-forwarded-for", ip).send({ email: body.email, password: body.password });
+
+describe.skipIf(!available)("rate limits shared through Redis", () => {
+  it("one per-IP count across two identity instances", async () => {
+    const [a, b] = await pair({ RATE_LIMIT_IP_MAX: "4" });
+    const wrong = { email: "nobody@example.com", password: "wrong password" };
+    const statuses = [];
+    for (const k of [a, b, a, b, a, b]) statuses.push((await signIn(k, wrong, "203.0.113.50")).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+    const limited = await signIn(b, wrong, "203.0.113.50");
+    expect(limited.body.error.code).toBe("rate_limited");
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    expect((await signIn(a, wrong, "203.0.113.51")).status).toBe(401);
+  });
+
+  it("one per-account count across instances, reset by success, and over when the window passes", async () => {
+    const [a, b] = await pair({ RATE_LIMIT_ACCOUNT_MAX: "3", RATE_LIMIT_ACCOUNT_WINDOW_MS: "1500" });
+    const { body } = await signUp(a.app);
+    const wrong = { email: body.email, password: "wrong password" };
+    expect((await signIn(a, wrong, "198.51.100.1")).status).toBe(401);
+    expect((await signIn(b, wrong, "198.51.100.2")).status).toBe(401);
+    expect((await signIn(a, body, "198.51.100.3")).status).toBe(200); // resets the shared count
+    for (const [k, ip] of [
+      [a, "198.51.100.4"],
+      [b, "198.51.100.5"],
+      [a, "198.51.100.6"],
+    ] as const) {
+      expect((await signIn(k, wrong, ip)).status).toBe(401);
+    }
+    expect((await signIn(b, body, "198.51.100.7")).status).toBe(429);
+    await new Promise((r) => setTimeout(r, 1_600)); // the (short, test-only) window passes
+    expect((await signIn(b, body, "198.51.100.8")).status).toBe(200);
+  });
+
+  it("recovers when Redis was unreachable at start (the store's script is loaded again)", async () => {
+    const backing = connectRateLimitRedis(REDIS_URL, createLogger({ name: "t", level: "silent" }));
+    let down = true;
+    const flaky: RateLimitRedis = {
+      sendCommand: (...args) => (down ? Promise.reject(new Error("connect ECONNREFUSED (test)")) : backing.sendCommand(...args)),
+      close: () => backing.close(),
+    };
+    try {
+      const k = await identityKit({
+        database,
+        env: { RATE_LIMIT_IP_MAX: "2", RATE_LIMIT_REDIS_PREFIX: `rl:test:${randomBytes(6).toString("hex")}:` },
+        rateLimitRedis: flaky,
+      });
+      open.push(k);
+      const wrong = { email: "nobody@example.com", password: "wrong password" };
+      for (let i = 0; i < 3; i += 1) expect((await signIn(k, wrong, "192.0.2.10")).status).toBe(401);
+      down = false;
+      expect(await waitForPong(backing, 2_000)).toBe(true);
+      const statuses = [];
+      for (let i = 0; i < 3; i += 1) statuses.push((await signIn(k, wrong, "192.0.2.10")).status);
+      expect(statuses).toEqual([401, 401, 429]);
+    } finally {
+      await backing.close();
+    }
+  });
+});

@@ -1,0 +1,166 @@
+import type { TaskSocket, TaskStream } from "@app/client";
+import { type AttachmentView, TASK_STATUSES, type TaskEventView, type TaskView, taskMessageSchema, taskSchema } from "@app/contracts";
+import type { AppContext, View } from "../context.js";
+import { field, files, formatBytes, h, replace } from "../dom.js";
+
+/** How the page follows the task's events. */
+type Transport = "sse" | "ws";
+
+function attachmentLink(ctx: AppContext, attachment: AttachmentView): HTMLElement {
+  const link = h(
+    "a",
+    { href: "#", class: "attachment", "data-upload-id": attachment.id },
+    `${attachment.filename} (${formatBytes(attachment.size)})`,
+  );
+  link.addEventListener("click", (event) => {
+    event.preventDefault();
+    ctx.client.uploads
+      .download(attachment.id)
+      .then((blob) => {
+        const url = URL.createObjectURL(blob);
+        const a = h("a", { href: url, download: attachment.filename });
+        a.click();
+        setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      })
+      .catch((e: unknown) => ctx.showError(e));
+  });
+  return link;
+}
+
+/**
+ * One task: its messages arrive live over SSE (fetch + stream reader, `Last-Event-ID` resume)
+ * or over the WebSocket (`?token=`), chosen with the transport switch. Each connection replays
+ * the task's event log from the start, so the list is built from events only; messages sent
+ * from this page also appear only when their event arrives.
+ */
+export const taskView: View = (ctx, root, params) => {
+  const taskId = params.id ?? "";
+  const title = h("h1", { id: "task-title" }, "…");
+  const status = h("select", { id: "task-status", name: "status" }, ...TASK_STATUSES.map((s) => h("option", { value: s }, s)));
+  const messages = h("ul", { id: "messages", class: "list messages" });
+  const live = h("span", { id: "live-status", class: "live", "data-state": "connecting" }, "connecting…");
+  const transportName = `transport-${Math.random().toString(36).slice(2)}`;
+  const radios = (["sse", "ws"] as const).map((value) =>
+    h(
+      "label",
+      {},
+      h("input", { type: "radio", name: transportName, value, id: `transport-${value}`, checked: value === "sse" }),
+      value === "sse" ? "SSE" : "WebSocket",
+    ),
+  );
+  let stream: TaskStream | undefined;
+  let socket: TaskSocket | undefined;
+  let generation = 0;
+
+  const showTask = (task: TaskView) => {
+    title.textContent = task.title;
+    status.value = task.status;
+  };
+  const setLive = (state: string, text: string) => {
+    live.dataset.state = state;
+    live.textContent = text;
+  };
+  const onEvent = (event: TaskEventView) => {
+    if (event.type === "message.created") {
+      const message = taskMessageSchema.safeParse(event.data);
+      if (!message.success || messages.querySelector(`[data-message-id="${CSS.escape(message.data.id)}"]`)) return;
+      messages.append(
+        h(
+          "li",
+          { class: "message", "data-message-id": message.data.id, "data-event-id": event.id ?? "" },
+          h("p", {}, message.data.text),
+          ...message.data.attachments.map((a) => attachmentLink(ctx, a)),
+          h("time", { class: "muted", datetime: message.data.createdAt }, new Date(message.data.createdAt).toLocaleTimeString()),
+        ),
+      );
+    } else if (event.type === "task.updated") {
+      const task = taskSchema.safeParse(event.data);
+      if (task.success) showTask(task.data);
+    } else if (event.type === "task.deleted") {
+      ctx.navigate("#/tasks");
+    }
+  };
+  const disconnect = () => {
+    generation += 1;
+    stream?.close();
+    socket?.close();
+    stream = undefined;
+    socket = undefined;
+  };
+  const connect = (transport: Transport) => {
+    disconnect();
+    const mine = generation;
+    replace(messages);
+    setLive("connecting", `connecting (${transport === "sse" ? "SSE" : "WebSocket"})…`);
+    if (transport === "sse") {
+      stream = ctx.client.tasks.stream(taskId, {
+        lastEventId: "0",
+        onEvent,
+        onOpen: () => setLive("live", "live (SSE)"),
+        onError: (error, fatal) => {
+          setLive(fatal ? "closed" : "reconnecting", fatal ? "disconnected" : "reconnecting (SSE)…");
+          if (fatal) ctx.showError(error);
+        },
+      });
+      return;
+    }
+    ctx.client
+      .connectSocket({
+        onMessage: (message) => {
+          if (message.type === "event") onEvent(message.event);
+          else if (message.type === "subscribed") setLive("live", "live (WebSocket)");
+          else if (message.type === "error") ctx.showError(new Error(`${message.code}: ${message.message}`));
+        },
+        onClose: () => {
+          if (mine === generation) setLive("closed", "disconnected (WebSocket)");
+        },
+      })
+      .then((opened) => {
+        if (mine !== generation) return opened.close();
+        socket = opened;
+        opened.subscribe(taskId, "0");
+      })
+      .catch((e: unknown) => {
+        setLive("closed", "disconnected");
+        ctx.showError(e);
+      });
+  };
+  for (const radio of radios) radio.addEventListener("change", (event) => connect((event.target as HTMLInputElement).value as Transport));
+
+  status.addEventListener("change", () => {
+    const value = TASK_STATUSES.find((s) => s === status.value);
+    if (value) void ctx.client.tasks.update(taskId, { status: value }).catch((e: unknown) => ctx.showError(e));
+  });
+  const remove = h("button", { type: "button", id: "delete-task", class: "danger" }, "Delete task");
+  remove.addEventListener("click", () => void ctx.client.tasks.remove(taskId).catch((e: unknown) => ctx.showError(e)));
+
+  const form = h(
+    "form",
+    { id: "message-form", class: "card" },
+    h("textarea", { name: "text", required: true, rows: 2, placeholder: "Write a message" }),
+    h("label", {}, "Attachments ", h("input", { type: "file", name: "files", multiple: true })),
+    h("button", { type: "submit" }, "Send"),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const attachments = files(form, "files").map((blob) => ({ blob, filename: blob.name }));
+    ctx.client.tasks
+      .addMessage(taskId, field(form, "text"), attachments)
+      .then(() => form.reset())
+      .catch((e: unknown) => ctx.showError(e));
+  });
+
+  root.append(
+    h("p", {}, h("a", { href: "#/tasks" }, "← all tasks")),
+    title,
+    h("div", { class: "toolbar" }, h("label", {}, "Status ", status), remove, h("span", { class: "spacer" }), ...radios, live),
+    messages,
+    form,
+  );
+  ctx.client.tasks
+    .get(taskId)
+    .then(showTask)
+    .catch((e: unknown) => ctx.showError(e));
+  connect("sse");
+  return disconnect;
+};

@@ -1,0 +1,124 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import path from "node:path";
+
+/** Options of {@link createStaticServer}. */
+export interface StaticServerOptions {
+  /** The built app (vite's output directory). */
+  root: string;
+  /** The service base URL the app calls, written into `/config.js`. */
+  apiBaseUrl: string;
+}
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".map": "application/json; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".txt": "text/plain; charset=utf-8",
+  ".woff2": "font/woff2",
+};
+
+/**
+ * Security headers of every answer. The page may only run its own scripts and talk to itself
+ * and to the service (HTTP and WebSocket origins of `apiBaseUrl`).
+ */
+export function securityHeaders(apiBaseUrl: string): Record<string, string> {
+  const api = new URL(apiBaseUrl);
+  const ws = `${api.protocol === "https:" ? "wss:" : "ws:"}//${api.host}`;
+  return {
+    "content-security-policy": [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data: blob:",
+      `connect-src 'self' ${api.origin} ${ws}`,
+      "object-src 'none'",
+      "base-uri 'self'",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+    ].join("; "),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "strict-origin-when-cross-origin",
+    "x-frame-options": "DENY",
+  };
+}
+
+/** The `/config.js` body: `window.__CONFIG__` with the service base URL (JSON, so no injection). */
+export function configScript(apiBaseUrl: string): string {
+  const json = JSON.stringify({ apiBaseUrl }).replace(/</g, "\\u003c");
+  return `window.__CONFIG__ = ${json};\n`;
+}
+
+/** Maps a URL path to a file under `root`, or undefined when it would leave it or is malformed. */
+export function resolveFile(root: string, urlPath: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return undefined;
+  }
+  if (decoded.includes("\0") || decoded.includes("\\")) return undefined;
+  const file = path.resolve(root, `.${path.posix.normalize(`/${decoded}`)}`);
+  return file === root || file.startsWith(`${root}${path.sep}`) ? file : undefined;
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": type, "content-length": String(Buffer.byteLength(body)), ...extra });
+  res.end(res.req.method === "HEAD" ? undefined : body);
+}
+
+/**
+ * The web app's own origin: serves the built files (hashed `/assets/*` cached for a year,
+ * everything else revalidated), answers `/config.js` with the run-time settings and
+ * `/healthz`, and falls back to `index.html` for extension-less paths. GET and HEAD only.
+ */
+export function createStaticServer(options: StaticServerOptions): http.Server {
+  const root = path.resolve(options.root);
+  const headers = securityHeaders(options.apiBaseUrl);
+  const config = configScript(options.apiBaseUrl);
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    if (req.method !== "GET" && req.method !== "HEAD")
+      return send(res, 405, "text/plain; charset=utf-8", "method not allowed\n", { allow: "GET, HEAD" });
+    const urlPath = new URL(req.url ?? "/", "http://web.invalid").pathname;
+    if (urlPath === "/healthz") return send(res, 200, "application/json", '{"status":"ok"}');
+    if (urlPath === "/config.js") return send(res, 200, TYPES[".js"] ?? "", config, { "cache-control": "no-store" });
+    let file = resolveFile(root, urlPath === "/" ? "/index.html" : urlPath);
+    if (!file) return send(res, 400, "text/plain; charset=utf-8", "bad path\n");
+    if (!(await isFile(file))) {
+      if (path.extname(urlPath)) return send(res, 404, "text/plain; charset=utf-8", "not found\n");
+      file = path.join(root, "index.html");
+      if (!(await isFile(file))) return send(res, 503, "text/plain; charset=utf-8", "the web app is not built: run pnpm build\n");
+    }
+    const info = await stat(file);
+    res.writeHead(200, {
+      "content-type": TYPES[path.extname(file)] ?? "application/octet-stream",
+      "content-length": String(info.size),
+      "cache-control": urlPath.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache",
+    });
+    if (req.method === "HEAD") return void res.end();
+    createReadStream(file)
+      .on("error", () => res.destroy())
+      .pipe(res);
+  };
+  return http.createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) send(res, 500, "text/plain; charset=utf-8", "internal error\n");
+      else res.destroy();
+    });
+  });
+}

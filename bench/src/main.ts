@@ -1,0 +1,199 @@
+#!/usr/bin/env node
+/**
+ * `pnpm bench`: starts the product as `pnpm start` does (embedded PostgreSQL, identity, API,
+ * gateway) plus a bench-only reference server and a load-generator process, pins servers and load
+ * to different cores, runs the scenarios in interleaved rounds, prints the results and appends
+ * them to docs/benchmarks.md. Everything started is stopped at the end, on failure and on Ctrl-C.
+ */
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { appendFileSync, existsSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ROOT } from "@app/stack";
+import { cleanupAll, installSignalHandlers } from "./cleanup.js";
+import { type Cores, pinDatabase, startDatabase, startLoadWorker, startReferenceServer, startStack } from "./infra.js";
+import { canPin, pin } from "./proc.js";
+import { type RunReport, renderReport } from "./report.js";
+import {
+  authScenario,
+  type Ctx,
+  identityScenario,
+  jwksScenario,
+  memoryScenario,
+  microScenario,
+  profileScenario,
+  streamingScenario,
+  summarizeVariant,
+} from "./scenarios.js";
+import { createTasks, issueTokens, signUpUsers, unknownKidTokens } from "./seed.js";
+import { parseSettings, type Scenario } from "./settings.js";
+
+const log = (line: string) => process.stdout.write(`bench    | ${line}\n`);
+
+function commit(): string {
+  try {
+    const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" }).trim();
+    return dirty ? `${sha} (with uncommitted changes)` : sha;
+  } catch {
+    return "unknown";
+  }
+}
+
+const DOC_HEADER = `# Benchmarks
+
+Method, scenarios and findings are described at the top of this file; \`pnpm bench\` appends one
+dated section per run below.
+`;
+
+async function main(): Promise<number> {
+  const settings = parseSettings(process.argv.slice(2));
+  installSignalHandlers(log);
+  const startedAt = new Date();
+  const cpus = os.cpus();
+  const pinning = settings.pin && canPin(cpus.length);
+  const cores: Cores = pinning ? { server: 0, load: 1 } : { server: undefined, load: undefined };
+  if (pinning) pin(process.pid, cores.load);
+  const report: RunReport = {
+    startedAt,
+    finishedAt: startedAt,
+    settings,
+    machine: {
+      cpus: cpus.length,
+      model: cpus[0]?.model.trim() ?? "unknown",
+      node: process.version,
+      loadBefore: os.loadavg(),
+      loadAfter: [],
+      pinned: pinning
+        ? "servers (API, reference, identity under test, PostgreSQL) on CPU 0; load generator, orchestrator and idle services on CPU 1"
+        : "off",
+      commit: commit(),
+    },
+    validNon2xx: { count: 0, where: [] },
+    failures: [],
+  };
+  const want = (s: Scenario) => settings.only.has(s);
+  log(`scenarios: ${[...settings.only].join(", ")}${settings.quick ? " (quick)" : ""}`);
+
+  const db = await startDatabase(log, process.env.BENCH_DATABASE_URL);
+  pinDatabase(db, cores.server);
+  const stack = await startStack(db, settings.logLevel, log);
+  for (const p of [stack.api1, stack.api2]) pin(p.child.pid, cores.server);
+  for (const p of stack.running.processes) if (!p.name.startsWith("api-")) pin(p.child.pid, cores.load);
+  pinDatabase(db, cores.server);
+  const identityUrl = stack.identityUrls[0] as string;
+  const ref = await startReferenceServer(cores.server, {
+    databaseUrl: db.url,
+    jwksUrl: `${identityUrl}/api/auth/jwks`,
+    issuer: stack.baseUrl,
+    logLevel: settings.logLevel,
+  });
+  pinDatabase(db, cores.server);
+  const worker = await startLoadWorker(cores.load);
+
+  // Seed: users with sessions, one token per user, the token pools, one task per user.
+  const runId = randomBytes(3).toString("hex");
+  log(`seeding ${settings.users} users`);
+  const users = await signUpUsers(identityUrl, settings.users, runId);
+  const userTokens = await issueTokens(identityUrl, users, users.length);
+  const hotToken = userTokens[0] as string;
+  const needPools = want("auth") || want("memory") || want("profile");
+  if (needPools) {
+    // The cold pool is larger than the verify cache bound. The memory scenario caches its last
+    // `cachedTokens`; the cold rotation then starts at index 0, so every lookup still misses
+    // (each token is evicted before its turn comes again).
+    log(`issuing ${settings.coldTokens} distinct tokens through get-session (identity-1 on the server core meanwhile)`);
+    pin(stack.identity1.child.pid, cores.server);
+    const t0 = performance.now();
+    const tokens = await issueTokens(identityUrl, users, settings.coldTokens);
+    pin(stack.identity1.child.pid, cores.load);
+    log(`issued in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    await worker.send({ cmd: "pool", name: "cold", values: tokens });
+    await worker.send({ cmd: "pool", name: "cached", values: tokens.slice(tokens.length - settings.cachedTokens) });
+  }
+  await worker.send({ cmd: "pool", name: "cookies", values: users.map((u) => u.cookie) });
+  if (want("jwks")) await worker.send({ cmd: "pool", name: "unknown", values: await unknownKidTokens(stack.baseUrl, 1000) });
+  const tasks = want("streaming") ? await createTasks(stack.apiUrls[1] as string, userTokens) : [];
+  const jwks = (await (await fetch(`${identityUrl}/api/auth/jwks`)).json()) as { keys: Array<{ x: string; kid: string }> };
+  const kid = (JSON.parse(Buffer.from(hotToken.split(".")[0] as string, "base64url").toString()) as { kid: string }).kid;
+  const jwkX = jwks.keys.find((k) => k.kid === kid)?.x ?? "";
+
+  const ctx: Ctx = {
+    settings,
+    cores,
+    db,
+    stack,
+    ref,
+    worker,
+    log,
+    users,
+    userTokens,
+    tasks,
+    hotToken,
+    jwkX,
+    validNon2xx: report.validNon2xx,
+  };
+  const attempt = async <T>(name: Scenario, run: () => Promise<T>): Promise<T | undefined> => {
+    if (!want(name)) return undefined;
+    try {
+      pinDatabase(db, cores.server);
+      return await run();
+    } catch (error) {
+      const message = `${name}: ${(error as Error).message}`;
+      log(`FAILED ${message}`);
+      report.failures.push(message.split("\n")[0] as string);
+      return undefined;
+    }
+  };
+
+  const micro = await attempt("micro", () => microScenario(ctx));
+  if (micro) report.micro = micro;
+  const memory = await attempt("memory", () => memoryScenario(ctx));
+  if (memory) report.memory = memory;
+  const auth = await attempt("auth", () => authScenario(ctx));
+  if (auth) {
+    const plain = auth.find((v) => v.key === "plain");
+    report.auth = auth.map((v) => summarizeVariant(v, plain));
+    const base = report.auth.find((r) => r.key === "plain");
+    for (const r of report.auth) if (base) r.cpuRatio = base.cpuUs / (r.cpuUs + r.pgCpuUs);
+  }
+  const identity = await attempt("identity", () => identityScenario(ctx));
+  if (identity) report.identity = { row: summarizeVariant(identity.getSession, undefined), result: identity };
+  const jwksResult = await attempt("jwks", () => jwksScenario(ctx));
+  if (jwksResult) report.jwks = jwksResult;
+  const streaming = await attempt("streaming", () => streamingScenario(ctx));
+  if (streaming) report.streaming = streaming;
+  const profile = await attempt("profile", () => profileScenario(ctx));
+  if (profile) report.profile = profile;
+
+  report.finishedAt = new Date();
+  report.machine.loadAfter = os.loadavg();
+  const markdown = renderReport(report);
+  process.stdout.write(`\n${markdown}\n`);
+  if (settings.write) {
+    const docs = settings.docsPath ?? path.join(ROOT, "docs", "benchmarks.md");
+    if (!existsSync(docs)) writeFileSync(docs, DOC_HEADER);
+    appendFileSync(docs, `\n${markdown}`);
+    // Keep `pnpm lint` clean: Biome formats Markdown too (best effort; the text is unchanged).
+    try {
+      execFileSync(path.join(ROOT, "node_modules", ".bin", "biome"), ["format", "--write", docs], { cwd: ROOT, stdio: "ignore" });
+    } catch {
+      log("could not run biome format on the report (run `pnpm format`)");
+    }
+    log(`appended to ${path.relative(ROOT, docs)}`);
+  }
+  return report.failures.length ? 1 : 0;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (error) {
+  log(`failed: ${(error as Error).stack ?? String(error)}`);
+  code = 1;
+} finally {
+  log("stopping everything the benchmark started");
+  await cleanupAll(log);
+}
+process.exit(code);

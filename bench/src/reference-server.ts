@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+/**
+ * The benchmark's reference server (bench-only, never part of the product). One Express 5 app with
+ * the API's middleware that matters for a small authenticated GET (request context + pino-http
+ * access log at the same level, CORS), answering the same JSON shape as GET /api/me, `ok({id,email,name})`:
+ *
+ * - `/plain`         no authentication: the Express baseline.
+ * - `/jose`          the product's verifier (`@app/auth-verify`, verified-token cache on, as the API).
+ * - `/jose-nocache`  the same verifier with the cache disabled (VERIFY_CACHE=false).
+ * - `/sync`          the proposed cold-path fix, prototyped in bench/src/sync-verifier.ts.
+ * - `/cookie`        the rejected alternative: the session cookie looked up in PostgreSQL with Prisma,
+ *                    exactly as identity's `Sessions.validate` does (session join user by id, SHA-256
+ *                    of the secret compared in constant time, expiry checked).
+ * - `/cookie-pg`     the same lookup as one hand-written SQL statement on a raw `pg` pool (the
+ *                    cheapest honest form of the alternative).
+ * - `/__stats`, `/__mem`: verifier counters and (with --expose-gc) heap after a full GC.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createServer } from "node:http";
+import { createVerifier, type Verifier } from "@app/auth-verify";
+import { ok } from "@app/contracts";
+import { createDb } from "@app/db";
+import { AppError, corsPolicy, createLogger, errorHandler, notFoundHandler, requestLogging, setContextUser } from "@app/http-kit";
+import express, { type Request, type RequestHandler } from "express";
+import pg from "pg";
+import { createSyncVerifier } from "./sync-verifier.js";
+
+const env = process.env;
+const port = Number(env.PORT ?? 0);
+const databaseUrl = env.DATABASE_URL ?? "";
+const jwksUrl = env.JWKS_URL ?? "";
+const issuer = env.JWT_ISSUER ?? "";
+const audience = env.JWT_AUDIENCE ?? issuer;
+const cookieName = env.COOKIE_NAME ?? "identity.session_token";
+const logger = createLogger({ name: "bench-ref", level: env.LOG_LEVEL ?? "info" });
+
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/;
+const text = (value: unknown) => (typeof value === "string" ? value : null);
+
+function verifierWith(cache: boolean): Verifier {
+  return createVerifier({ jwksUrl, issuer, audience, verifiedCache: cache });
+}
+const cached = verifierWith(true);
+const uncached = verifierWith(false);
+/** The proposed fix, prototyped in bench only (see sync-verifier.ts). */
+const syncVerifier = createSyncVerifier({ jwksUrl, issuer, audience });
+
+function toAuthError(error: unknown): AppError {
+  const code = (error as { code?: string }).code;
+  return new AppError(code === "jwks_unavailable" ? "service_unavailable" : "unauthorized", "unauthorized", { cause: error });
+}
+
+/** The JSON entry of the API reduced to what GET /api/me runs: verify, tag the context, answer ok(). */
+function joseRoute(verifier: Pick<Verifier, "verify">): RequestHandler {
+  return async (req, res) => {
+    let auth: Awaited<ReturnType<Verifier["verify"]>>;
+    try {
+      auth = await verifier.verify(req.headers.authorization);
+    } catch (error) {
+      throw toAuthError(error);
+    }
+    setContextUser(auth.userId);
+    res.status(200).json(ok({ id: auth.userId, email: text(auth.claims.email), name: text(auth.claims.name) }));
+  };
+}
+
+function readCookie(req: Request): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === cookieName) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+function secretMatches(stored: Uint8Array, secret: string): boolean {
+  const expected = Buffer.from(stored);
+  const actual = createHash("sha256").update(secret).digest();
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+const db = createDb(databaseUrl);
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+
+/** Mirrors apps/identity Sessions.validate (without the sliding-expiry write, never due here). */
+const cookiePrisma: RequestHandler = async (req, res) => {
+  const token = readCookie(req);
+  if (!token || !TOKEN_SHAPE.test(token)) throw new AppError("unauthorized", "no session");
+  const [id = "", secret = ""] = token.split(".");
+  const found = await db.prisma.session.findUnique({ where: { id }, include: { user: true }, relationLoadStrategy: "join" });
+  if (!found || !secretMatches(found.secretHash, secret) || found.expiresAt.getTime() <= Date.now()) {
+    throw new AppError("unauthorized", "no session");
+  }
+  setContextUser(found.user.id);
+  res.status(200).json(ok({ id: found.user.id, email: found.user.email, name: found.user.name }));
+};
+
+const COOKIE_SQL =
+  'SELECT s.secret_hash, s.expires_at, u.id, u.email, u.name FROM "session" s JOIN "user" u ON u.id = s.user_id WHERE s.id = $1';
+
+const cookieRawPg: RequestHandler = async (req, res) => {
+  const token = readCookie(req);
+  if (!token || !TOKEN_SHAPE.test(token)) throw new AppError("unauthorized", "no session");
+  const [id = "", secret = ""] = token.split(".");
+  const { rows } = await pool.query<{ secret_hash: Buffer; expires_at: Date; id: string; email: string; name: string }>({
+    name: "bench-cookie",
+    text: COOKIE_SQL,
+    values: [id],
+  });
+  const row = rows[0];
+  if (!row || !secretMatches(row.secret_hash, secret) || row.expires_at.getTime() <= Date.now()) {
+    throw new AppError("unauthorized", "no session");
+  }
+  setContextUser(row.id);
+  res.status(200).json(ok({ id: row.id, email: row.email, name: row.name }));
+};
+
+const app = express();
+app.disable("x-powered-by");
+app.set("trust proxy", "loopback");
+app.use(requestLogging(logger));
+app.get("/healthz", (_req, res) => {
+  res.json({ status: "ok" });
+});
+app.get("/__stats", (_req, res) => {
+  res.json({ cached: cached.stats(), uncached: uncached.stats(), sync: syncVerifier.stats() });
+});
+app.get("/__mem", (_req, res) => {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    gc();
+    gc();
+  }
+  res.json({ gc: gc !== undefined, ...process.memoryUsage() });
+});
+app.use(corsPolicy({ origins: ["http://localhost:5173"], exposeAuthHeader: true }));
+app.get("/plain", (_req, res) => {
+  res.status(200).json(ok({ id: "bench-user-id-0000000000000000", email: "bench@example.com", name: "Bench" }));
+});
+app.get("/jose", joseRoute(cached));
+app.get("/jose-nocache", joseRoute(uncached));
+app.get("/sync", joseRoute(syncVerifier));
+app.get("/cookie", cookiePrisma);
+app.get("/cookie-pg", cookieRawPg);
+app.use(notFoundHandler());
+app.use(errorHandler({ logger }));
+
+const server = createServer(app);
+server.keepAliveTimeout = 65_000;
+server.listen(port, "127.0.0.1", () => {
+  const address = server.address();
+  logger.info({ port: typeof address === "object" && address ? address.port : port }, "listening");
+});
+
+async function stop(): Promise<void> {
+  server.close();
+  server.closeAllConnections();
+  cached.close();
+  uncached.close();
+  syncVerifier.close();
+  await Promise.allSettled([db.close(), pool.end()]);
+  process.exit(0);
+}
+process.once("SIGTERM", () => void stop());
+process.once("SIGINT", () => void stop());

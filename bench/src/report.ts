@@ -1,0 +1,348 @@
+import type { IdentityResult, JwksResult, MemoryResult, MicroResult, ProfileResult, Row, StreamingResult } from "./scenarios.js";
+import { SCENARIOS, type Settings } from "./settings.js";
+import { fmt } from "./stats.js";
+
+/** Everything a run produced, for the printed table and the dated section of docs/benchmarks.md. */
+export interface RunReport {
+  startedAt: Date;
+  finishedAt: Date;
+  settings: Settings;
+  machine: { cpus: number; model: string; node: string; loadBefore: number[]; loadAfter: number[]; pinned: string; commit: string };
+  micro?: MicroResult;
+  memory?: MemoryResult;
+  auth?: Row[];
+  identity?: { row: Row; result: IdentityResult };
+  jwks?: JwksResult;
+  streaming?: StreamingResult;
+  profile?: ProfileResult;
+  validNon2xx: { count: number; where: string[] };
+  failures: string[];
+}
+
+type Verdict = "PASS" | "MISS" | "n/a";
+interface Target {
+  name: string;
+  verdict: Verdict;
+  detail: string;
+}
+
+function row(cells: string[]): string {
+  return `| ${cells.join(" | ")} |`;
+}
+
+function table(header: string[], rows: string[][], align?: string[]): string {
+  return [row(header), row(align ?? header.map(() => "---")), ...rows.map(row)].join("\n");
+}
+
+function byKey(rows: Row[] | undefined, key: string): Row | undefined {
+  return rows?.find((r) => r.key === key);
+}
+
+/** Evaluates the issue's targets against a run. */
+export function targets(report: RunReport): Target[] {
+  const out: Target[] = [];
+  const a = report.auth;
+  const plain = byKey(a, "plain");
+  const hot = byKey(a, "jose-hot");
+  const cold = byKey(a, "jose-cold");
+  const cookie = [byKey(a, "cookie"), byKey(a, "cookie-pg")].filter((r): r is Row => r !== undefined);
+  const bestCookie = cookie.length ? Math.max(...cookie.map((r) => r.ratio)) : Number.NaN;
+  const verdict = (ok: boolean | undefined): Verdict => (ok === undefined ? "n/a" : ok ? "PASS" : "MISS");
+  out.push({
+    name: "Authenticated / unauthenticated req/s, repeated token >= 0.90",
+    verdict: verdict(hot ? hot.ratio >= 0.9 : undefined),
+    detail: hot
+      ? `reference /jose vs /plain: ${fmt(hot.ratio, 3)}, CPU-derived ${fmt(hot.cpuRatio, 3)} (API /api/me: ${fmt(byKey(a, "api-hot")?.ratio, 3)}, CPU-derived ${fmt(byKey(a, "api-hot")?.cpuRatio, 3)})`
+      : "auth scenario not run",
+  });
+  out.push({
+    name: "Authenticated / unauthenticated req/s, cold tokens >= 0.45",
+    verdict: verdict(cold ? cold.ratio >= 0.45 : undefined),
+    detail: cold
+      ? `reference /jose vs /plain: ${fmt(cold.ratio, 3)}, CPU-derived ${fmt(cold.cpuRatio, 3)} (API /api/me: ${fmt(byKey(a, "api-cold")?.ratio, 3)}, CPU-derived ${fmt(byKey(a, "api-cold")?.cpuRatio, 3)}; proposed fix /sync: CPU-derived ${fmt(byKey(a, "sync-cold")?.cpuRatio, 3)})`
+      : "auth scenario not run",
+  });
+  out.push({
+    name: "Both better than the cookie + PostgreSQL reference",
+    verdict: verdict(hot && cold && cookie.length ? hot.ratio > bestCookie && cold.ratio > bestCookie : undefined),
+    detail:
+      hot && cold
+        ? `repeated ${fmt(hot.ratio, 3)}, cold ${fmt(cold.ratio, 3)} vs best cookie ${fmt(bestCookie, 3)} (CPU-derived: ${fmt(hot.cpuRatio, 3)}, ${fmt(cold.cpuRatio, 3)} vs ${fmt(Math.max(...cookie.map((r) => r.cpuRatio)), 3)})`
+        : "auth scenario not run",
+  });
+  const micro = report.micro;
+  if (plain && cold && micro) {
+    const bound = 1.3 * (plain.cpuUs + micro.opensslSync);
+    const api = byKey(a, "api-cold");
+    out.push({
+      name: "Cold-path CPU per request <= 1.3 x (Express baseline + raw Ed25519 verify)",
+      verdict: verdict(cold.cpuUs <= bound),
+      detail: `reference ${fmt(cold.cpuUs)} µs vs bound 1.3 x (${fmt(plain.cpuUs)} + ${fmt(micro.opensslSync)}) = ${fmt(bound)} µs (API /api/me cold: ${fmt(api?.cpuUs)} µs)`,
+    });
+  } else {
+    out.push({
+      name: "Cold-path CPU per request <= 1.3 x (Express baseline + raw Ed25519 verify)",
+      verdict: "n/a",
+      detail: "needs auth and micro",
+    });
+  }
+  const id = report.identity?.result;
+  out.push({
+    name: "get-session: at most one DB round trip for the key set and one for the session",
+    verdict: verdict(id ? id.dbRoundTripsPerGetSession <= 2.01 : undefined),
+    detail: id
+      ? `${fmt(id.dbRoundTripsPerGetSession, 2)} round trips (${fmt(id.statementsPerGetSession, 2)} statements) per get-session`
+      : "identity scenario not run",
+  });
+  const decrypt = report.profile?.identityGetSession?.watched["key decryption (SecretBox.open / createPrivateKey)"];
+  out.push({
+    name: "get-session: decrypted keys reused across requests",
+    verdict: verdict(decrypt === undefined ? undefined : decrypt < 0.5),
+    detail:
+      decrypt === undefined
+        ? "needs the profile scenario"
+        : `SecretBox.open/createPrivateKey: ${fmt(decrypt, 2)}% of identity CPU under get-session load (0 = opened once, reused)`,
+  });
+  const j = report.jwks;
+  out.push({
+    name: "At most one JWKS fetch per cooldown (30 s) under the unknown-kid flood",
+    verdict: verdict(j ? j.fetches <= j.allowed && (j.fetches <= 1 || j.minSpacingSec >= 29.5) : undefined),
+    detail: j
+      ? `${j.fetches} fetches in ${j.floodSec} s (allowed ${j.allowed}), min spacing ${fmt(j.minSpacingSec, 1)} s`
+      : "jwks scenario not run",
+  });
+  out.push({
+    name: "Zero non-2xx on valid tokens during any run",
+    verdict: report.validNon2xx.count === 0 ? "PASS" : "MISS",
+    detail: report.validNon2xx.count === 0 ? "0" : `${report.validNon2xx.count}: ${report.validNon2xx.where.join("; ")}`,
+  });
+  return out;
+}
+
+function rowCells(r: Row): string[] {
+  return [
+    r.label,
+    fmt(r.rps),
+    `${fmt(r.rpsMin)}–${fmt(r.rpsMax)}`,
+    fmt(r.ratio, 3),
+    fmt(r.cpuRatio, 3),
+    fmt(r.p50, 1),
+    fmt(r.p99, 1),
+    fmt(r.cpuUs),
+    r.pgCpuUs > 0.5 ? fmt(r.pgCpuUs) : "–",
+    fmt(r.non2xx),
+    fmt(r.loaderPct),
+    r.note ?? "",
+  ];
+}
+
+const ROW_HEADER = [
+  "variant",
+  "req/s (median)",
+  "req/s range",
+  "ratio vs /plain",
+  "CPU-derived ratio",
+  "p50 ms",
+  "p99 ms",
+  "server CPU µs/req",
+  "PG CPU µs/req",
+  "non-2xx",
+  "loader CPU %",
+  "notes",
+];
+
+/** The dated Markdown section (also printed to stdout). */
+export function renderReport(report: RunReport): string {
+  const s = report.settings;
+  const m = report.machine;
+  const out: string[] = [];
+  const scope = s.only.size < SCENARIOS.length - (s.quick ? 1 : 0) ? `, only ${[...s.only].join(", ")}` : "";
+  out.push(`## ${report.startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC — ${s.quick ? "quick" : "full"} run${scope}`);
+  out.push("");
+  out.push(
+    `Machine: ${m.cpus} × ${m.model}, Node ${m.node}, commit ${m.commit}. Pinning: ${m.pinned}. ` +
+      `Load average before/after: ${m.loadBefore.map((x) => x.toFixed(2)).join(" ")} / ${m.loadAfter.map((x) => x.toFixed(2)).join(" ")}. ` +
+      `${s.rounds} interleaved rounds × ${s.durationSec} s (warm-up ${s.warmupSec} s), ${s.connections} connections, LOG_LEVEL=${s.logLevel}. ` +
+      `Duration ${((report.finishedAt.getTime() - report.startedAt.getTime()) / 1000).toFixed(0)} s.`,
+  );
+  if (m.loadBefore[0] !== undefined && m.loadBefore[0] > 0.5) {
+    out.push("");
+    out.push(
+      `> The machine was not quiet (load ${m.loadBefore[0].toFixed(2)} at start): absolute numbers are provisional; ratios are paired per round.`,
+    );
+  }
+  if (report.failures.length) {
+    out.push("");
+    for (const f of report.failures) out.push(`> **Scenario failed:** ${f}`);
+  }
+  if (report.micro) {
+    const u = report.micro;
+    out.push("");
+    out.push("### Ed25519 verification, CPU per call (server core)");
+    out.push("");
+    out.push(
+      table(
+        ["node:crypto verify (OpenSSL, sync)", "WebCrypto subtle.verify (async)", "jose jwtVerify (key imported)"],
+        [[`${fmt(u.opensslSync, 1)} µs`, `${fmt(u.webcryptoAsync, 1)} µs`, `${fmt(u.joseJwtVerify, 1)} µs`]],
+      ),
+    );
+  }
+  if (report.auth) {
+    out.push("");
+    out.push("### 1–2. Authentication overhead and the cookie + PostgreSQL alternative");
+    out.push("");
+    out.push(table(ROW_HEADER, report.auth.map(rowCells)));
+  }
+  if (report.identity) {
+    const id = report.identity.result;
+    out.push("");
+    out.push("### 3. Identity");
+    out.push("");
+    out.push(table(ROW_HEADER, [rowCells(report.identity.row)]));
+    out.push("");
+    out.push(
+      `DB round trips per get-session ${fmt(id.dbRoundTripsPerGetSession, 2)} (statements ${fmt(id.statementsPerGetSession, 2)}); per JWKS request ${fmt(id.dbRoundTripsPerJwks, 2)}. ` +
+        `Sign-in (n=${id.signInMs.n}, sequential): p50 ${fmt(id.signInMs.p50, 1)} ms, p99 ${fmt(id.signInMs.p99, 1)} ms, mean ${fmt(id.signInMs.mean, 1)} ms; password KDF ${id.kdf}.`,
+    );
+  }
+  if (report.jwks) {
+    const j = report.jwks;
+    out.push("");
+    out.push("### 4. Key-set traffic under an unknown-kid flood");
+    out.push("");
+    out.push(
+      table(
+        ["flood", "req/s", "status codes", "JWKS fetches (allowed)", "fetch times (s from start)", "valid-token probes non-2xx"],
+        [
+          [
+            `${j.floodSec} s on api-1`,
+            fmt(j.flood.rps),
+            Object.entries(j.flood.statusCodes)
+              .map(([k, v]) => `${k}: ${v}`)
+              .join(", "),
+            `${j.fetches} (${j.allowed})`,
+            j.fetchOffsetsSec.map((t) => t.toFixed(1)).join(", ") || "none",
+            `${j.probeNon2xx} / ${j.probes}`,
+          ],
+        ],
+      ),
+    );
+  }
+  if (report.streaming) {
+    const st = report.streaming;
+    out.push("");
+    out.push("### 5. Streaming (subscribers on api-1, events posted on api-2)");
+    out.push("");
+    out.push(
+      table(
+        [
+          "kind",
+          "connections open (failed)",
+          "RSS per connection",
+          "events delivered / expected",
+          "delivery p50 ms",
+          "delivery p99 ms",
+          "max ms",
+          "after commit p50 / p99 ms",
+        ],
+        [
+          [
+            "WebSocket",
+            `${st.ws.opened} (${st.ws.failed})`,
+            `${fmt(st.ws.kiBPerConnection, 1)} KiB`,
+            `${st.publish.ws.received} / ${st.publish.ws.expected}`,
+            fmt(st.publish.ws.p50, 1),
+            fmt(st.publish.ws.p99, 1),
+            fmt(st.publish.ws.max, 1),
+            `${fmt(st.publish.ws.afterCommitP50, 1)} / ${fmt(st.publish.ws.afterCommitP99, 1)}`,
+          ],
+          [
+            "SSE",
+            `${st.sse.opened} (${st.sse.failed})`,
+            `${fmt(st.sse.kiBPerConnection, 1)} KiB`,
+            `${st.publish.sse.received} / ${st.publish.sse.expected}`,
+            fmt(st.publish.sse.p50, 1),
+            fmt(st.publish.sse.p99, 1),
+            fmt(st.publish.sse.max, 1),
+            `${fmt(st.publish.sse.afterCommitP50, 1)} / ${fmt(st.publish.sse.afterCommitP99, 1)}`,
+          ],
+        ],
+      ),
+    );
+    out.push("");
+    out.push(
+      `api-1 RSS before ${fmt(st.rssBeforeKiB / 1024, 1)} MiB; ${st.publish.posts} posts on api-2 (${st.publish.postNon2xx} non-2xx; ` +
+        `POST wall time p50 ${fmt(st.publish.postMs.p50, 1)} ms, p99 ${fmt(st.publish.postMs.p99, 1)} ms, included in the delivery latency); api-1 CPU during delivery ${fmt(st.api1CpuMsDuringPublish)} ms.` +
+        (st.ws.firstError ? ` First WebSocket error: ${st.ws.firstError}.` : "") +
+        (st.sse.firstError ? ` First SSE error: ${st.sse.firstError}.` : ""),
+    );
+  }
+  if (report.memory) {
+    const mem = report.memory;
+    out.push("");
+    out.push("### 6. Memory (api-1)");
+    out.push("");
+    out.push(
+      table(
+        [
+          "fresh",
+          "idle (key set loaded)",
+          `after ${mem.cachedTokens} requests, one token`,
+          `with ${mem.cachedTokens} cached tokens`,
+          "per cached token (RSS)",
+          "per cached token (reference heap after GC)",
+        ],
+        [
+          [
+            `${fmt(mem.apiFreshKiB / 1024, 1)} MiB`,
+            `${fmt(mem.apiIdleKiB / 1024, 1)} MiB`,
+            `${fmt(mem.apiWarmKiB / 1024, 1)} MiB`,
+            `${fmt(mem.apiCachedKiB / 1024, 1)} MiB`,
+            `${fmt(mem.apiBytesPerCachedToken)} B`,
+            `${fmt(mem.refHeapBytesPerCachedToken)} B`,
+          ],
+        ],
+      ),
+    );
+  }
+  if (report.profile) {
+    out.push("");
+    out.push(`### Profiles (\`--cpu-prof\`, files under \`${report.profile.dir.replace(/^.*?(artifacts\/)/, "$1")}\`)`);
+    for (const [title, p] of [
+      ["API /api/me, cold tokens", report.profile.apiCold],
+      ["API /api/me, repeated token", report.profile.apiHot],
+      ["identity get-session", report.profile.identityGetSession],
+    ] as const) {
+      if (!p) continue;
+      out.push("");
+      out.push(`**${title}** — ${fmt(p.totalMs)} ms non-idle CPU sampled.`);
+      out.push("");
+      out.push(
+        table(
+          ["top self-time frames", "% non-idle"],
+          p.frames.slice(0, 12).map((f) => [`\`${f.name}\``, fmt(f.pct, 1)]),
+        ),
+      );
+      out.push("");
+      out.push(
+        `By package: ${p.packages
+          .slice(0, 10)
+          .map((x) => `${x.name} ${fmt(x.pct, 1)}%`)
+          .join(", ")}. Inclusive: ${Object.entries(p.watched)
+          .map(([k, v]) => `${k} ${fmt(v, 1)}%`)
+          .join(", ")}.`,
+      );
+    }
+  }
+  out.push("");
+  out.push("### Targets");
+  out.push("");
+  out.push(
+    table(
+      ["target", "verdict", "measured"],
+      targets(report).map((t) => [t.name, t.verdict === "MISS" ? "**MISS**" : t.verdict, t.detail]),
+    ),
+  );
+  out.push("");
+  return out.join("\n");
+}

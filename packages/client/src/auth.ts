@@ -1,0 +1,73 @@
+import { type SessionResponse, type SignInBody, type SignUpBody, sessionResponse } from "@app/contracts";
+import { ApiError, errorFromResponse } from "./errors.js";
+import { type Http, readJson } from "./http.js";
+
+/** A signed-in session: the identity's answer and the JWT now stored as `authToken`. */
+export interface SignedIn extends SessionResponse {
+  token: string;
+}
+
+/** Sign-up, sign-in, session refresh and sign-out, following the contract's two-step login. */
+export interface AuthApi {
+  /** Registers, then awaits get-session and stores the JWT (the register flow needs step 2 too). */
+  signUp(body: SignUpBody): Promise<SignedIn>;
+  /** Step 1 posts the credentials (cookie only, no JWT); step 2 awaits get-session and stores the JWT. */
+  signIn(body: SignInBody): Promise<SignedIn>;
+  /** get-session with the cookie: stores a fresh JWT; null (and the token removed) without a session. */
+  getSession(): Promise<SignedIn | null>;
+  /** Ends the cookie session and removes the stored JWT (which itself stays valid until it expires). */
+  signOut(): Promise<void>;
+  /** The stored JWT, or null. */
+  token(): string | null;
+  /** Subscribes to changes of the stored JWT; returns the unsubscribe function. */
+  onTokenChange(listener: (token: string | null) => void): () => void;
+}
+
+/** Builds the {@link AuthApi} over a transport. */
+export function authApi(http: Http): AuthApi {
+  const credentials = async (path: string, body: unknown): Promise<void> => {
+    const response = await http.identity(path, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw await errorFromResponse(response);
+    await readJson(response, sessionResponse);
+  };
+  const stepTwo = async (): Promise<SignedIn> => {
+    const { token, session } = await http.refresh();
+    if (!session) throw new ApiError(401, "unauthorized", "get-session found no session right after signing in (was the cookie refused?)");
+    if (!token) {
+      throw new ApiError(
+        401,
+        "missing_token",
+        "get-session answered without a readable set-auth-jwt header: the service must list it in its CORS exposed headers",
+      );
+    }
+    return { ...session, token };
+  };
+  return {
+    async signUp(body) {
+      await credentials("/sign-up/email", body);
+      return stepTwo();
+    },
+    async signIn(body) {
+      await credentials("/sign-in/email", body);
+      return stepTwo();
+    },
+    async getSession() {
+      const { token, session } = await http.refresh();
+      return session && token ? { ...session, token } : null;
+    },
+    async signOut() {
+      try {
+        const response = await http.identity("/sign-out", { method: "POST", headers: { accept: "application/json" } });
+        await response.body?.cancel().catch(() => undefined);
+      } finally {
+        http.tokens.set(null);
+      }
+    },
+    token: () => http.tokens.get(),
+    onTokenChange: (listener) => http.tokens.subscribe(listener),
+  };
+}

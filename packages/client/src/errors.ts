@@ -1,0 +1,78 @@
+import { ERROR_CODES, type ErrorCode, errorEnvelopeSchema, type FieldIssue } from "@app/contracts";
+
+/** Codes of errors the client raises itself, next to the service's {@link ErrorCode}s. */
+export type ClientOnlyCode = "network_error" | "invalid_response" | "aborted";
+
+/** Every code an {@link ApiError} can carry. */
+export type ClientErrorCode = ErrorCode | ClientOnlyCode;
+
+const KNOWN = new Set<string>(ERROR_CODES);
+
+/** Code used for an error response that carries no envelope, by status. */
+function codeForStatus(status: number): ErrorCode {
+  if (status === 400) return "bad_request";
+  if (status === 401) return "unauthorized";
+  if (status === 403) return "forbidden";
+  if (status === 404) return "not_found";
+  if (status === 409) return "conflict";
+  if (status === 413) return "payload_too_large";
+  if (status === 415) return "unsupported_media_type";
+  if (status === 429) return "rate_limited";
+  if (status === 503) return "service_unavailable";
+  return "internal_error";
+}
+
+/**
+ * A failed call: the service's error envelope (`{ ok:false, error:{code,message} }`) turned into
+ * a typed error, or a client-side failure (network, abort, response of an unexpected shape).
+ */
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  /** HTTP status (0 when no response arrived). */
+  readonly status: number;
+  readonly code: ClientErrorCode;
+  /** Field problems of a `validation_failed` error. */
+  readonly issues: FieldIssue[];
+
+  constructor(status: number, code: ClientErrorCode, message: string, options?: { issues?: FieldIssue[]; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.status = status;
+    this.code = code;
+    this.issues = options?.issues ?? [];
+  }
+
+  /** True for 401: no usable JWT (missing, expired, foreign, or every key invalidated). */
+  get unauthorized(): boolean {
+    return this.status === 401;
+  }
+}
+
+/** True when `error` is an {@link ApiError} answering 401. */
+export function isUnauthorized(error: unknown): boolean {
+  return error instanceof ApiError && error.unauthorized;
+}
+
+/** Reads an error response's envelope into an {@link ApiError} (the body is consumed). */
+export async function errorFromResponse(response: Response): Promise<ApiError> {
+  const text = await response.text().catch(() => "");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = errorEnvelopeSchema.safeParse(json);
+  if (parsed.success) {
+    const { code, message, issues } = parsed.data.error;
+    return new ApiError(response.status, KNOWN.has(code) ? code : codeForStatus(response.status), message, issues ? { issues } : undefined);
+  }
+  return new ApiError(response.status, codeForStatus(response.status), `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}`);
+}
+
+/** Wraps a thrown fetch failure (network down, CORS refusal, abort) as an {@link ApiError}. */
+export function networkError(cause: unknown): ApiError {
+  if (cause instanceof ApiError) return cause;
+  const aborted = cause instanceof Error && (cause.name === "AbortError" || cause.name === "TimeoutError");
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return new ApiError(0, aborted ? "aborted" : "network_error", aborted ? "request aborted" : `network error: ${message}`, { cause });
+}

@@ -1,0 +1,153 @@
+import { AUTH_BASE_PATH, okSchema, SET_AUTH_JWT_HEADER, type SessionResponse, sessionResponse } from "@app/contracts";
+import { z } from "zod";
+import { ApiError, errorFromResponse, networkError } from "./errors.js";
+import type { TokenStore } from "./storage.js";
+
+/** A `fetch` function (the global one by default; inject one for tests or non-browser use). */
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+/** Options of a business request. */
+export interface SendOptions extends Omit<RequestInit, "headers"> {
+  headers?: Record<string, string>;
+}
+
+/** What a refresh attempt learned: a session and its JWT, or that there is no session. */
+export interface RefreshResult {
+  token: string | null;
+  session: SessionResponse | null;
+}
+
+/**
+ * The transport: identity calls with the session cookie (`credentials: "include"`), business
+ * calls with `Authorization: Bearer <authToken>` (never the cookie). A business call that
+ * answers 401 asks get-session once (the cookie may still be valid), stores the fresh JWT and
+ * is sent again; if that yields no JWT, the 401 stands and the stored token is removed.
+ */
+export class Http {
+  readonly baseUrl: string;
+  readonly tokens: TokenStore;
+  readonly #fetch: FetchLike;
+  #refreshing: Promise<RefreshResult> | undefined;
+
+  constructor(options: { baseUrl: string; tokens: TokenStore; fetch: FetchLike }) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.tokens = options.tokens;
+    this.#fetch = options.fetch;
+  }
+
+  /** Absolute URL of a path on the service. */
+  url(path: string): string {
+    return `${this.baseUrl}${path}`;
+  }
+
+  /** A raw call, mapped to {@link ApiError} when no response arrives. */
+  async fetch(path: string, init: RequestInit): Promise<Response> {
+    try {
+      return await this.#fetch(this.url(path), init);
+    } catch (cause) {
+      throw networkError(cause);
+    }
+  }
+
+  /** A call to the identity area (`/api/auth/*`) carrying the session cookie. */
+  identity(path: string, init: RequestInit = {}): Promise<Response> {
+    return this.fetch(`${AUTH_BASE_PATH}${path}`, { ...init, credentials: "include" });
+  }
+
+  /**
+   * Step 2 of the login: POST get-session with the cookie, awaited; stores the JWT from
+   * `set-auth-jwt`. With no session (401) the stored JWT is removed and the result is empty.
+   * Concurrent callers share one request.
+   */
+  refresh(): Promise<RefreshResult> {
+    this.#refreshing ??= this.#doRefresh().finally(() => {
+      this.#refreshing = undefined;
+    });
+    return this.#refreshing;
+  }
+
+  async #doRefresh(): Promise<RefreshResult> {
+    const response = await this.identity("/get-session", { method: "POST", headers: { accept: "application/json" } });
+    if (response.status === 401) {
+      await response.body?.cancel().catch(() => undefined);
+      this.tokens.set(null);
+      return { token: null, session: null };
+    }
+    if (!response.ok) throw await errorFromResponse(response);
+    const session = await readJson(response, sessionResponse);
+    // Cross-origin, the header is readable only if the service lists it in its exposed CORS headers.
+    const token = response.headers.get(SET_AUTH_JWT_HEADER);
+    this.tokens.set(token);
+    return { token, session };
+  }
+
+  /** A business call with the bearer JWT, retried once after a successful refresh on 401. */
+  async send(path: string, options: SendOptions = {}): Promise<Response> {
+    const attempt = (token: string | null) =>
+      this.fetch(path, {
+        ...options,
+        credentials: "omit",
+        headers: { ...options.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      });
+    const first = await attempt(this.tokens.get());
+    if (first.status !== 401) return first;
+    const { token } = await this.refresh().catch(() => ({ token: null }));
+    if (!token) return first;
+    await first.body?.cancel().catch(() => undefined);
+    const second = await attempt(token);
+    if (second.status === 401) this.tokens.set(null);
+    return second;
+  }
+
+  /** A business call answering 2xx or throwing {@link ApiError}. */
+  async sendOk(path: string, options: SendOptions = {}): Promise<Response> {
+    const response = await this.send(path, options);
+    if (!response.ok) throw await errorFromResponse(response);
+    return response;
+  }
+
+  /** A JSON business call answering `ok(data)`; returns `data` parsed by `schema`. */
+  async json<S extends z.ZodType>(schema: S, path: string, options: SendOptions = {}): Promise<{ data: z.output<S>; response: Response }> {
+    const response = await this.sendOk(path, withAccept(options));
+    const envelope = await readJson(response, okEnvelope);
+    const parsed = schema.safeParse(envelope.data);
+    if (!parsed.success) throw shapeError(response.status, parsed.error);
+    return { data: parsed.data, response };
+  }
+
+  /** A business call answering a raw (unwrapped) JSON body parsed by `schema`. */
+  async raw<S extends z.ZodType>(schema: S, path: string, options: SendOptions = {}): Promise<z.output<S>> {
+    return readJson(await this.sendOk(path, withAccept(options)), schema);
+  }
+}
+
+function withAccept(options: SendOptions): SendOptions {
+  return { ...options, headers: { accept: "application/json", ...options.headers } };
+}
+
+/** JSON body of a request. */
+export function jsonInit(method: string, body: unknown): SendOptions {
+  return { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+}
+
+/** Reads and validates a JSON body; a body of another shape is an `invalid_response` error. */
+export async function readJson<S extends z.ZodType>(response: Response, schema: S): Promise<z.output<S>> {
+  let json: unknown;
+  try {
+    json = await response.json();
+  } catch (cause) {
+    throw new ApiError(response.status, "invalid_response", "the service answered with a body that is not JSON", { cause });
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw shapeError(response.status, parsed.error);
+  return parsed.data;
+}
+
+/** The `ok(data)` envelope around any data; `data` is then checked with the route's own schema. */
+const okEnvelope = okSchema(z.unknown());
+
+function shapeError(status: number, error: z.ZodError): ApiError {
+  const issue = error.issues[0];
+  const where = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
+  return new ApiError(status, "invalid_response", `unexpected response shape${where}: ${issue?.message ?? "invalid"}`, { cause: error });
+}

@@ -1,0 +1,74 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createTestDatabase, type TestDatabase } from "@app/db/testing";
+import { launchStack, type RunningStack } from "@app/stack";
+import pg from "pg";
+import type { FetchLike } from "../src/index.js";
+
+/** A fetch that keeps cookies like a browser would (one jar per simulated browser), counting calls per path. */
+export function cookieFetch(): { fetch: FetchLike; calls: Map<string, number>; cookies: Map<string, string> } {
+  const cookies = new Map<string, string>();
+  const calls = new Map<string, number>();
+  const fetchWithJar: FetchLike = async (input, init = {}) => {
+    const path = new URL(input).pathname;
+    calls.set(path, (calls.get(path) ?? 0) + 1);
+    const headers = new Headers(init.headers);
+    // Like a browser: cookies only with credentials "include" (identity calls), never on "omit".
+    if (init.credentials === "include" && cookies.size) {
+      headers.set("cookie", [...cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+    }
+    const response = await fetch(input, { ...init, headers });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = "", ...attributes] = line.split(";");
+      const eq = pair.indexOf("=");
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      const expired = attributes.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split("=")[1] ?? "") < Date.now());
+      if (!value || expired) cookies.delete(name);
+      else cookies.set(name, value);
+    }
+    return response;
+  };
+  return { fetch: fetchWithJar, calls, cookies };
+}
+
+/** A real stack (identity, API, gateway) on a fresh database. */
+export async function startStack(): Promise<{ stack: RunningStack; database: TestDatabase; stop(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const uploads = await mkdtemp(path.join(os.tmpdir(), "client-uploads-"));
+  const stack = await launchStack({
+    databaseUrl: database.url,
+    port: 0,
+    authSecret: randomBytes(32).toString("base64url"),
+    dataEncryptionKey: randomBytes(32).toString("base64url"),
+    env: { LOG_LEVEL: "warn", UPLOAD_DIR: uploads },
+    onLine: () => undefined,
+  });
+  return {
+    stack,
+    database,
+    async stop() {
+      await stack.stop();
+      await database.drop();
+      await rm(uploads, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Grants a role straight in user_role (what `pnpm admin:grant` does). */
+export async function grantRole(databaseUrl: string, userId: string, role: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query("INSERT INTO user_role (user_id, role) VALUES ($1, $2) ON CONFLICT DO NOTHING", [userId, role]);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh email address. */
+export function freshEmail(prefix = "client"): string {
+  return `${prefix}-${randomBytes(5).toString("hex")}@example.com`;
+}
