@@ -3,7 +3,7 @@
 // and two APIs behind the gateway on a throw-away database (a new database on DATABASE_URL's
 // server, or an embedded PostgreSQL when DATABASE_URL is unset), a steady load of authenticated
 // requests, then a report; exit 1 on any non-2xx answer or a memory growth over
-// SOAK_MAX_RSS_GROWTH_MB (default 50) in any process.
+// SOAK_MAX_RSS_GROWTH_MB (default 30) of memory-floor rise in any process.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -30,7 +30,7 @@ if (!(seconds > 0 && rps > 0 && workers > 0)) {
   process.stderr.write("usage: pnpm soak --seconds N [--rps R] [--workers W]\n");
   process.exit(2);
 }
-const maxGrowthMb = Number(process.env.SOAK_MAX_RSS_GROWTH_MB ?? 50);
+const maxGrowthMb = Number(process.env.SOAK_MAX_RSS_GROWTH_MB ?? 30);
 const log = (line: string) => process.stdout.write(`soak     | ${line}\n`);
 
 let embedded: EmbeddedPostgresHandle | undefined;
@@ -61,7 +61,7 @@ try {
     log(`stack on ${soak.stack.baseUrl}: ${soak.watch.map((w) => `${w.name} (pid ${w.pid})`).join(", ")}`);
     const result = await runSoak({ baseUrl: soak.stack.baseUrl, jwts: soak.jwts, seconds, rps, workers, watch: soak.watch, log });
     process.stdout.write(`${describeSoak(result)}\n`);
-    const grown = result.rss.filter((r) => r.endMb - r.startMb >= maxGrowthMb);
+    const grown = result.rss.filter((r) => r.lateGrowthMb >= maxGrowthMb);
     code = result.errors === 0 && grown.length === 0 ? 0 : 1;
     log(code === 0 ? "passed" : `FAILED: ${result.errors} errors; memory grew in ${grown.map((r) => r.name).join(", ") || "no process"}`);
   } finally {

@@ -30,8 +30,16 @@ export interface SoakOptions {
 export interface RssReport {
   name: string;
   startMb: number;
+  /** Lowest reading in the first half of the measured window. */
+  midMb: number;
   endMb: number;
   maxMb: number;
+  /**
+   * How much the memory floor rose: the lowest reading of the last third minus the lowest of
+   * the first half. Garbage collection makes peaks come and go; a leak raises the floor, so this
+   * is the number to bound.
+   */
+  lateGrowthMb: number;
 }
 
 /** What a soak measured. */
@@ -80,7 +88,7 @@ async function one(baseUrl: string, jwt: string, i: number): Promise<number> {
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const workers = options.workers ?? 8;
   const rps = options.rps ?? 150;
-  const warmupMs = (options.warmupSeconds ?? 5) * 1000;
+  const warmupMs = (options.warmupSeconds ?? 10) * 1000;
   const log = options.log ?? (() => undefined);
   const statuses: Record<string, number> = {};
   const samples: string[] = [];
@@ -88,13 +96,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const started = Date.now();
   const measuredFrom = started + warmupMs;
   const end = measuredFrom + options.seconds * 1000;
-  const rss = new Map<string, { start: number; end: number; max: number }>();
+  const halfway = measuredFrom + (options.seconds * 1000) / 2;
+  const lastThird = measuredFrom + (options.seconds * 1000 * 2) / 3;
+  const rss = new Map<string, { start: number; firstFloor: number; lateFloor: number; end: number; max: number }>();
   const sample = (first: boolean) => {
+    const now = Date.now();
     for (const w of options.watch) {
       const bytes = rssOf(w.pid);
       const seen = rss.get(w.name);
-      if (first || !seen) rss.set(w.name, { start: bytes, end: bytes, max: bytes });
-      else rss.set(w.name, { start: seen.start, end: bytes, max: Math.max(seen.max, bytes) });
+      if (first || !seen) {
+        rss.set(w.name, { start: bytes, firstFloor: bytes, lateFloor: Number.POSITIVE_INFINITY, end: bytes, max: bytes });
+        continue;
+      }
+      rss.set(w.name, {
+        start: seen.start,
+        firstFloor: now <= halfway ? Math.min(seen.firstFloor, bytes) : seen.firstFloor,
+        lateFloor: now >= lastThird ? Math.min(seen.lateFloor, bytes) : seen.lateFloor,
+        end: bytes,
+        max: Math.max(seen.max, bytes),
+      });
     }
   };
   let counter = 0;
@@ -125,8 +145,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await new Promise((r) => setTimeout(r, warmupMs));
     sample(true);
     log(`warm-up done; measuring for ${options.seconds} s`);
-    while (Date.now() + 5_000 < end) {
-      await new Promise((r) => setTimeout(r, 5_000));
+    while (Date.now() + 2_000 < end) {
+      await new Promise((r) => setTimeout(r, 2_000));
       sample(false);
       log(`${Math.round((Date.now() - measuredFrom) / 1000)} s: ${counter} requests, ${JSON.stringify(statuses)}`);
     }
@@ -149,15 +169,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     p50Ms: at(0.5),
     p99Ms: at(0.99),
     rss: options.watch.map((w) => {
-      const r = rss.get(w.name) ?? { start: 0, end: 0, max: 0 };
-      return { name: w.name, startMb: round(r.start / MB), endMb: round(r.end / MB), maxMb: round(r.max / MB) };
+      const r = rss.get(w.name) ?? { start: 0, firstFloor: 0, lateFloor: 0, end: 0, max: 0 };
+      const lateFloor = Number.isFinite(r.lateFloor) ? r.lateFloor : r.end;
+      return {
+        name: w.name,
+        startMb: round(r.start / MB),
+        midMb: round(r.firstFloor / MB),
+        endMb: round(r.end / MB),
+        maxMb: round(r.max / MB),
+        lateGrowthMb: round((lateFloor - r.firstFloor) / MB),
+      };
     }),
   };
 }
 
 /** One line per fact, for people and CI logs. */
 export function describeSoak(result: SoakResult): string {
-  const memory = result.rss.map((r) => `${r.name} ${r.startMb} -> ${r.endMb} MiB (max ${r.maxMb})`).join("; ");
+  const memory = result.rss
+    .map((r) => `${r.name} ${r.startMb} -> ${r.midMb} -> ${r.endMb} MiB (max ${r.maxMb}, floor rise ${r.lateGrowthMb})`)
+    .join("; ");
   return [
     `soak: ${result.requests} requests in ${result.seconds} s measured (+ warm-up): ${result.rps} req/s, ${result.errors} errors, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
     `soak: statuses ${JSON.stringify(result.statuses)}`,
