@@ -5,9 +5,12 @@
  * access log at the same level, CORS), answering the same JSON shape as GET /api/me, `ok({id,email,name})`:
  *
  * - `/plain`         no authentication: the Express baseline.
+ * - `/legacy-log/plain` the same with the product's previous access logging (pino-http, redaction,
+ *                    synchronous stdout), kept in bench/src/legacy-logging.ts for in-run comparisons.
  * - `/jose`          the product's verifier (`@app/auth-verify`, verified-token cache on, as the API).
  * - `/jose-nocache`  the same verifier with the cache disabled (VERIFY_CACHE=false).
- * - `/sync`          the proposed cold-path fix, prototyped in bench/src/sync-verifier.ts.
+ * - `/jose-legacy`   the verifier's previous cache-miss path (jose `jwtVerify`, every token cached at
+ *                    once), kept in bench/src/legacy-verifier.ts for in-run before/after comparisons.
  * - `/cookie`        the rejected alternative: the session cookie looked up in PostgreSQL with Prisma,
  *                    exactly as identity's `Sessions.validate` does (session join user by id, SHA-256
  *                    of the secret compared in constant time, expiry checked).
@@ -21,9 +24,10 @@ import { createVerifier, type Verifier } from "@app/auth-verify";
 import { ok } from "@app/contracts";
 import { createDb } from "@app/db";
 import { AppError, corsPolicy, createLogger, errorHandler, notFoundHandler, requestLogging, setContextUser } from "@app/http-kit";
-import express, { type Request, type RequestHandler } from "express";
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import pg from "pg";
-import { createSyncVerifier } from "./sync-verifier.js";
+import { createLegacyLogger, legacyRequestLogging } from "./legacy-logging.js";
+import { createLegacyVerifier } from "./legacy-verifier.js";
 
 const env = process.env;
 const port = Number(env.PORT ?? 0);
@@ -42,8 +46,8 @@ function verifierWith(cache: boolean): Verifier {
 }
 const cached = verifierWith(true);
 const uncached = verifierWith(false);
-/** The proposed fix, prototyped in bench only (see sync-verifier.ts). */
-const syncVerifier = createSyncVerifier({ jwksUrl, issuer, audience });
+/** The previous cold path, bench only (see legacy-verifier.ts). */
+const legacyVerifier = createLegacyVerifier({ jwksUrl, issuer, audience });
 
 function toAuthError(error: unknown): AppError {
   const code = (error as { code?: string }).code;
@@ -116,15 +120,31 @@ const cookieRawPg: RequestHandler = async (req, res) => {
   res.status(200).json(ok({ id: row.id, email: row.email, name: row.name }));
 };
 
+/** Runs synchronous middlewares in order, as one. */
+function chain(handlers: RequestHandler[]): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => {
+    let i = 0;
+    const step = (error?: unknown): void => {
+      const handler = handlers[i];
+      i += 1;
+      if (error !== undefined || handler === undefined) next(error);
+      else void handler(req, res, step);
+    };
+    step();
+  };
+}
+const productLogging = chain(requestLogging(logger));
+const legacyLogging = chain(legacyRequestLogging(createLegacyLogger("bench-ref", env.LOG_LEVEL ?? "info")));
+
 const app = express();
 app.disable("x-powered-by");
 app.set("trust proxy", "loopback");
-app.use(requestLogging(logger));
+app.use((req, res, next) => (req.url.startsWith("/legacy-log/") ? legacyLogging : productLogging)(req, res, next));
 app.get("/healthz", (_req, res) => {
   res.json({ status: "ok" });
 });
 app.get("/__stats", (_req, res) => {
-  res.json({ cached: cached.stats(), uncached: uncached.stats(), sync: syncVerifier.stats() });
+  res.json({ cached: cached.stats(), uncached: uncached.stats(), legacy: legacyVerifier.stats() });
 });
 app.get("/__mem", (_req, res) => {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -135,12 +155,14 @@ app.get("/__mem", (_req, res) => {
   res.json({ gc: gc !== undefined, ...process.memoryUsage() });
 });
 app.use(corsPolicy({ origins: ["http://localhost:5173"], exposeAuthHeader: true }));
-app.get("/plain", (_req, res) => {
+const plain: RequestHandler = (_req, res) => {
   res.status(200).json(ok({ id: "bench-user-id-0000000000000000", email: "bench@example.com", name: "Bench" }));
-});
+};
+app.get("/plain", plain);
+app.get("/legacy-log/plain", plain);
 app.get("/jose", joseRoute(cached));
 app.get("/jose-nocache", joseRoute(uncached));
-app.get("/sync", joseRoute(syncVerifier));
+app.get("/jose-legacy", joseRoute(legacyVerifier));
 app.get("/cookie", cookiePrisma);
 app.get("/cookie-pg", cookieRawPg);
 app.use(notFoundHandler());
@@ -158,7 +180,7 @@ async function stop(): Promise<void> {
   server.closeAllConnections();
   cached.close();
   uncached.close();
-  syncVerifier.close();
+  legacyVerifier.close();
   await Promise.allSettled([db.close(), pool.end()]);
   process.exit(0);
 }

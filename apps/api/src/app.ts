@@ -14,6 +14,9 @@ import { wsUpgradeHandler } from "./entry/ws-upgrade.js";
 import { EventBus } from "./events/bus.js";
 import { SseHub } from "./events/sse.js";
 import { WsHub } from "./events/ws-hub.js";
+import { createExpiryScheduler, type ExpiryScheduler } from "./lib/expiry.js";
+import { nonceCookie } from "./lib/oauth-nonce-cookie.js";
+import { OutboundUrlPolicy, type ResolveAll } from "./lib/outbound-url.js";
 import { ApiRoutes, RouteRegistry } from "./lib/registry.js";
 import { exposeHeaders } from "./middleware/expose-headers.js";
 import { adminRoutes } from "./routes/admin.js";
@@ -28,7 +31,7 @@ import { uploadRoutes } from "./routes/uploads.js";
 import { AgentsService } from "./services/agents.js";
 import { ChatsService } from "./services/chats.js";
 import { FileStore } from "./services/file-store.js";
-import { McpOAuthService } from "./services/mcp-oauth.js";
+import { McpOAuthService, type TokenTransport } from "./services/mcp-oauth.js";
 import { McpServersService } from "./services/mcp-servers.js";
 import { ProjectsService } from "./services/projects.js";
 import { RolesService } from "./services/roles.js";
@@ -45,8 +48,14 @@ export interface ApiDeps {
   verifier?: Verifier;
   /** Clock for the verifier and the OAuth state expiry (tests freeze it). */
   now?: () => number;
-  /** fetch for outbound calls: identity get-session, OAuth token exchange, text provider. */
+  /** fetch for outbound calls to operator-configured services: identity get-session, text provider. */
   fetch?: typeof fetch;
+  /** DNS resolution of the outbound URL policy (tests map names to addresses). */
+  resolveHost?: ResolveAll;
+  /** Replaces the pinned HTTP POST of the OAuth code exchange (tests). */
+  tokenTransport?: TokenTransport;
+  /** Schedules the end of SSE streams and sockets at their token's expiry (tests fire it by hand). */
+  expiry?: ExpiryScheduler;
   /** Text provider to use instead of the configured one. */
   textProvider?: TextProvider;
 }
@@ -106,19 +115,32 @@ export function createApp(deps: ApiDeps): ApiApp {
     });
   const authenticate = createAuthenticate(verifier);
   const prisma = db.prisma;
-  const bus = new EventBus({ databaseUrl: config.databaseUrl, prisma, logger });
+  const bus = new EventBus({
+    databaseUrl: config.databaseUrl,
+    prisma,
+    logger,
+    heartbeatMs: config.eventBusHeartbeatMs,
+    heartbeatTimeoutMs: config.eventBusHeartbeatTimeoutMs,
+  });
   const box = new SecretBox(config.dataEncryptionKey, "mcp-oauth-tokens");
   const store = new FileStore(config.uploadDir);
   const tasks = new TasksService(prisma, bus);
   const roles = new RolesService(prisma);
-  const mcpServers = new McpServersService(prisma, box);
+  const policy = new OutboundUrlPolicy({
+    allowPrivate: config.mcpAllowPrivateUrls,
+    ...(deps.resolveHost ? { resolveAll: deps.resolveHost } : {}),
+  });
+  const mcpServers = new McpServersService(prisma, box, policy);
   const oauth = new McpOAuthService(prisma, mcpServers, box, {
     redirectUri: config.mcpRedirectUri,
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    policy,
+    logger,
+    ...(deps.tokenTransport ? { transport: deps.tokenTransport } : {}),
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const sse = new SseHub({ heartbeatMs: config.sseHeartbeatMs });
-  const ws = new WsHub({ bus, tasks, logger });
+  const expiry = deps.expiry ?? createExpiryScheduler(deps.now ? { now: deps.now } : {});
+  const sse = new SseHub({ heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseMaxBufferedBytes, expiry });
+  const ws = new WsHub({ bus, tasks, logger, maxBufferedBytes: config.wsMaxBufferedBytes, expiry });
   const uploadLimits = { maxFileBytes: config.uploadMaxBytes, allowedTypes: config.uploadAllowedTypes };
 
   const app = express();
@@ -144,7 +166,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   uploadRoutes(api, { uploads: new UploadsService(prisma, store), authenticate, limits: uploadLimits });
   generateRoutes(api, { provider: deps.textProvider ?? textProviderFrom(config, deps.fetch), sse, authenticate, logger });
   const cookieAuth = cookieSession({ getSessionUrl: config.getSessionUrl, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
-  mcpOAuthRoutes(api, { oauth, cookieAuth, returnUrl: config.mcpReturnUrl });
+  mcpOAuthRoutes(api, { oauth, cookieAuth, returnUrl: config.mcpReturnUrl, nonceCookie: nonceCookie(config.baseUrl) });
   adminRoutes(api, { roles, authenticate });
   app.use(openApiRoutes(registry, config.baseUrl));
   app.use(api.router);

@@ -25,4 +25,17 @@ describe("api config", () => {
       testConfig({ DATABASE_URL: "postgresql://x/y", NODE_ENV: "production", DATA_ENCRYPTION_KEY: "x".repeat(32) }),
     ).not.toThrow();
   });
+
+  it("allows private MCP OAuth URLs only outside production", () => {
+    expect(testConfig({ DATABASE_URL: "postgresql://x/y" }).mcpAllowPrivateUrls).toBe(false);
+    expect(testConfig({ DATABASE_URL: "postgresql://x/y", MCP_ALLOW_PRIVATE_URLS: "true" }).mcpAllowPrivateUrls).toBe(true);
+    expect(() =>
+      testConfig({
+        DATABASE_URL: "postgresql://x/y",
+        NODE_ENV: "production",
+        DATA_ENCRYPTION_KEY: "x".repeat(32),
+        MCP_ALLOW_PRIVATE_URLS: "true",
+      }),
+    ).toThrow(/MCP_ALLOW_PRIVATE_URLS/);
+  });
 });

@@ -65,8 +65,14 @@ const schema = z
     OPENAI_BASE_URL: z.url({ error: "OPENAI_BASE_URL must be an absolute URL" }).optional(),
     OPENAI_API_KEY: z.string().min(1).optional(),
     OPENAI_MODEL: z.string().min(1).default("gpt-4o-mini"),
+    OPENAI_TIMEOUT_MS: z.coerce.number().int().min(10).default(60_000),
     MCP_OAUTH_RETURN_URL: z.url().optional(),
+    MCP_ALLOW_PRIVATE_URLS: bool.default("false"),
     SSE_HEARTBEAT_MS: z.coerce.number().int().min(10).default(15_000),
+    SSE_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1).default(MIB),
+    WS_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1).default(MIB),
+    EVENT_BUS_HEARTBEAT_MS: z.coerce.number().int().min(10).default(30_000),
+    EVENT_BUS_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(10).default(5_000),
     TRUST_PROXY: z.string().default("loopback"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
@@ -76,6 +82,13 @@ const schema = z
         code: "custom",
         path: ["DATA_ENCRYPTION_KEY"],
         message: "DATA_ENCRYPTION_KEY must be at least 32 characters in production",
+      });
+    }
+    if (env.NODE_ENV === "production" && env.MCP_ALLOW_PRIVATE_URLS === "true") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["MCP_ALLOW_PRIVATE_URLS"],
+        message: "MCP_ALLOW_PRIVATE_URLS is for development and tests only; it cannot be set in production",
       });
     }
   });
@@ -111,12 +124,22 @@ export interface ApiConfig {
   uploadMaxBytes: number;
   uploadAllowedTypes: string[];
   dataEncryptionKey: string;
-  openai: { baseUrl: string; apiKey: string | undefined; model: string } | undefined;
+  /** The OpenAI-compatible provider (operator-configured, so not subject to the outbound URL policy). */
+  openai: { baseUrl: string; apiKey: string | undefined; model: string; timeoutMs: number } | undefined;
   /** Where the MCP OAuth callback sends the browser when done. */
   mcpReturnUrl: string;
   /** The redirect_uri registered with MCP authorization servers. */
   mcpRedirectUri: string;
+  /** Development/test only: MCP OAuth endpoints may be http and private or loopback addresses. */
+  mcpAllowPrivateUrls: boolean;
   sseHeartbeatMs: number;
+  /** Unsent bytes an SSE response may hold before the stream is ended (slow reader). */
+  sseMaxBufferedBytes: number;
+  /** Unsent bytes a WebSocket may hold before it is closed with 1013 (slow reader). */
+  wsMaxBufferedBytes: number;
+  /** Liveness probe of the LISTEN connection: interval and how long the `SELECT 1` may take. */
+  eventBusHeartbeatMs: number;
+  eventBusHeartbeatTimeoutMs: number;
   trustProxy: string;
   logLevel: string;
 }
@@ -152,10 +175,17 @@ export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): A
     uploadMaxBytes: env.UPLOAD_MAX_BYTES,
     uploadAllowedTypes: env.UPLOAD_ALLOWED_TYPES.length ? env.UPLOAD_ALLOWED_TYPES.map((t) => t.toLowerCase()) : DEFAULT_UPLOAD_TYPES,
     dataEncryptionKey: env.DATA_ENCRYPTION_KEY,
-    openai: env.OPENAI_BASE_URL ? { baseUrl: strip(env.OPENAI_BASE_URL), apiKey: env.OPENAI_API_KEY, model: env.OPENAI_MODEL } : undefined,
+    openai: env.OPENAI_BASE_URL
+      ? { baseUrl: strip(env.OPENAI_BASE_URL), apiKey: env.OPENAI_API_KEY, model: env.OPENAI_MODEL, timeoutMs: env.OPENAI_TIMEOUT_MS }
+      : undefined,
     mcpReturnUrl: env.MCP_OAUTH_RETURN_URL ?? `${baseUrl}/`,
     mcpRedirectUri: `${baseUrl}/api/mcp-oauth/callback`,
+    mcpAllowPrivateUrls: env.MCP_ALLOW_PRIVATE_URLS === "true",
     sseHeartbeatMs: env.SSE_HEARTBEAT_MS,
+    sseMaxBufferedBytes: env.SSE_MAX_BUFFERED_BYTES,
+    wsMaxBufferedBytes: env.WS_MAX_BUFFERED_BYTES,
+    eventBusHeartbeatMs: env.EVENT_BUS_HEARTBEAT_MS,
+    eventBusHeartbeatTimeoutMs: env.EVENT_BUS_HEARTBEAT_TIMEOUT_MS,
     trustProxy: env.TRUST_PROXY,
     logLevel: env.LOG_LEVEL,
   };

@@ -33,21 +33,70 @@ describe("zero database queries for authentication", () => {
     expect(t.db.queryCount() - beforeList).toBe(1); // the task list itself; authentication added none
   });
 
-  it("the contract row: deleting the session row leaves the JWT valid", async () => {
+  it("the contract row: a session ended at identity leaves the JWT valid, and business routes never ask identity", async () => {
     const u = await t.user();
     const cookie = t.stub.addSession(u);
-    await t.db.prisma.session.create({
-      data: { id: "sess-1", userId: u.id, secretHash: new Uint8Array(32), expiresAt: new Date(Date.now() + 86_400_000) },
-    });
+    const calls = t.stub.calls.getSession.length;
     expect((await fetch(`${t.url}/api/tasks`, { headers: u.auth })).status).toBe(200);
-    await t.db.prisma.session.delete({ where: { id: "sess-1" } });
+    // Identity forgets the session (sign-out, expiry or a deleted session row).
     t.stub.deleteSession(cookie);
-    expect(await t.db.prisma.session.count({ where: { userId: u.id } })).toBe(0);
     const after = await fetch(`${t.url}/api/tasks`, json({ title: "still works" }, u.auth));
     expect(after.status).toBe(201);
+    expect((await fetch(`${t.url}/api/tasks`, { headers: u.auth })).status).toBe(200);
+    // No bearer request asked identity about the session.
+    expect(t.stub.calls.getSession.length).toBe(calls);
     // The cookie path does notice: the MCP authorize route now refuses that cookie.
     const mcp = await fetch(`${t.url}/api/mcp-oauth/authorize?serverId=x`, { headers: { cookie }, redirect: "manual" });
     expect(mcp.status).toBe(401);
+    expect(t.stub.calls.getSession.length).toBe(calls + 1);
+  });
+});
+
+describe("the cookie entry (MCP authorize) asks identity like the browser would", () => {
+  it("POSTs get-session with the cookie, user agent and forwarding headers", async () => {
+    const u = await t.user();
+    const cookie = t.stub.addSession(u);
+    const res = await fetch(`${t.url}/api/mcp-oauth/authorize?serverId=none`, {
+      headers: {
+        cookie,
+        "user-agent": "Browser/1.0",
+        "x-forwarded-for": "203.0.113.7",
+        "x-forwarded-proto": "https",
+        "x-forwarded-host": "app.example.com",
+      },
+      redirect: "manual",
+    });
+    expect(res.status).toBe(404); // authenticated; the server id is unknown
+    expect(t.stub.calls.getSession.at(-1)).toMatchObject({
+      method: "POST",
+      cookie,
+      authorization: undefined,
+      userAgent: "Browser/1.0",
+      forwardedFor: "203.0.113.7, 127.0.0.1",
+      forwardedProto: "https",
+      forwardedHost: "app.example.com",
+    });
+  });
+
+  it("answers 401, not 503, when identity says 200 with an empty or null session", async () => {
+    const u = await t.user();
+    const cookie = t.stub.addSession(u);
+    for (const body of ["", "null", '{"session":null,"user":null}']) {
+      t.stub.answerGetSession({ status: 200, body });
+      try {
+        const res = await fetch(`${t.url}/api/mcp-oauth/authorize?serverId=x`, { headers: { cookie }, redirect: "manual" });
+        expect(res.status, body).toBe(401);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+      } finally {
+        t.stub.answerGetSession(undefined);
+      }
+    }
+    t.stub.answerGetSession({ status: 200, body: "<html>" });
+    try {
+      expect((await fetch(`${t.url}/api/mcp-oauth/authorize?serverId=x`, { headers: { cookie }, redirect: "manual" })).status).toBe(503);
+    } finally {
+      t.stub.answerGetSession(undefined);
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { eventually, readSse, startTestApi, type TestApi } from "./helpers.js";
+import { tryUpgrade } from "./raw-http.js";
 
 let t: TestApi;
 beforeAll(async () => {
@@ -147,8 +148,31 @@ describe("WebSocket", () => {
     const u = await t.user();
     const cookieOnly = new WebSocket(`${t.url.replace("http", "ws")}/api/ws`, { headers: { cookie: t.stub.addSession(u) } });
     expect((await refusal(cookieOnly)).status).toBe(401);
-    expect(t.logs.join("")).not.toContain("a.b.c");
-    expect(t.logs.join("")).toContain("token=[REDACTED]");
+    // A valid token, accepted: the upgrade is logged, the token is not.
+    const ok = openWs(`?token=${u.token}`);
+    await once(ok, "open");
+    ok.close();
+    await eventually(() => t.logs.some((l) => l.includes("websocket connected") && l.includes(u.id)));
+    const logs = t.logs.join("");
+    expect(logs).not.toContain("a.b.c");
+    expect(logs).not.toContain(u.token);
+    expect(logs).not.toContain(u.token.split(".")[2]);
+    expect(logs).toContain("token=[REDACTED]");
+  });
+
+  it("reads the token only from a literal token= parameter: an encoded name is refused and never logged", async () => {
+    const u = await t.user();
+    const signature = u.token.split(".")[2] ?? "";
+    for (const query of [`?%74oken=${u.token}`, `?tok%65n=${u.token}`, `?x=1&%74%6F%6B%65%6E=${u.token}`]) {
+      const refused = await tryUpgrade(`${t.url.replace("http", "ws")}/api/ws${query}`);
+      expect(refused.status, query).toBe(401);
+      expect((JSON.parse(refused.body) as { error: { code: string } }).error.code).toBe("malformed_token");
+    }
+    await eventually(() => t.logs.filter((l) => l.includes("websocket upgrade refused") && l.includes("malformed_token")).length >= 3);
+    const logs = t.logs.join("");
+    expect(logs).not.toContain(u.token);
+    expect(logs).not.toContain(signature);
+    expect(logs).toContain("%74oken=[REDACTED]");
   });
 
   it("accepts a valid token, delivers subscribed task events, refuses foreign tasks, catches up from lastEventId", async () => {

@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readSse, startTestApi, type TestApi } from "./helpers.js";
+import type { GenerateChunk, GenerateInput, TextProvider } from "../src/services/text-providers.js";
+import { eventually, readSse, startTestApi, type TestApi } from "./helpers.js";
 
 /** A fake OpenAI-compatible server streaming two deltas. */
 function fakeOpenAi(): Promise<{ url: string; server: Server; requests: Array<Record<string, unknown>> }> {
@@ -88,6 +89,70 @@ describe("POST /api/generate/stream", () => {
     } finally {
       await api.close();
       fake.server.close();
+    }
+  });
+});
+
+/** A provider that stays silent until it is aborted, then yields one chunk and hangs forever. */
+class SilentProvider implements TextProvider {
+  readonly name = "silent";
+  signal: AbortSignal | undefined;
+
+  async *generate(_input: GenerateInput, signal: AbortSignal): AsyncIterable<GenerateChunk> {
+    this.signal = signal;
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    yield { type: "delta", text: "too late" };
+    await new Promise(() => undefined);
+  }
+}
+
+describe("POST /api/generate/stream when the client leaves early", () => {
+  it("aborts the provider when the client leaves before the first chunk, and leaves no stream open", async () => {
+    const provider = new SilentProvider();
+    const api = await startTestApi({ unreachableDatabase: true, deps: { textProvider: provider } });
+    try {
+      const u = await api.user();
+      const controller = new AbortController();
+      const request = fetch(`${api.url}/api/generate/stream`, {
+        method: "POST",
+        headers: { ...u.auth, "content-type": "application/json" },
+        body: JSON.stringify({ prompt: "hi" }),
+        signal: controller.signal,
+      }).catch(() => undefined);
+      const signal = await eventually(() => provider.signal);
+      expect(signal.aborted).toBe(false);
+      controller.abort();
+      await request;
+      await eventually(() => signal.aborted);
+      await eventually(() => api.api.sse.size === 0);
+      expect(api.api.sse.size).toBe(0);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("gives up on an OpenAI-compatible provider that stays silent past OPENAI_TIMEOUT_MS (503 before the stream)", {
+    timeout: 10_000,
+  }, async () => {
+    const silent = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.flushHeaders();
+    });
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const api = await startTestApi({
+      unreachableDatabase: true,
+      env: { OPENAI_BASE_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, OPENAI_TIMEOUT_MS: "200" },
+    });
+    try {
+      const u = await api.user();
+      const res = await post(api.url, u.auth, { prompt: "hi" });
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("service_unavailable");
+      expect(api.api.sse.size).toBe(0);
+    } finally {
+      await api.close();
+      silent.closeAllConnections();
+      silent.close();
     }
   });
 });

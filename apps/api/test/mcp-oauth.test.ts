@@ -1,75 +1,46 @@
-import { createHash } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { SecretBox } from "@app/secret-box";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_TOKEN_LIFETIME_S } from "../src/services/mcp-oauth.js";
 import { sealContext } from "../src/services/mcp-servers.js";
+import { authorize, callback, createMcpServer, type FakeAuthServer, fakeAuthServer, startFlow } from "./fixtures/oauth-server.js";
 import { startTestApi, type TestApi } from "./helpers.js";
 
-/** A fake OAuth authorization server token endpoint that checks PKCE. */
-async function fakeAuthServer(): Promise<{ url: string; server: Server; challenges: Map<string, string>; forms: URLSearchParams[] }> {
-  const challenges = new Map<string, string>(); // code -> challenge
-  const forms: URLSearchParams[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => {
-      body += String(c);
-    });
-    req.on("end", () => {
-      const form = new URLSearchParams(body);
-      forms.push(form);
-      const challenge = challenges.get(form.get("code") ?? "");
-      const verifier = form.get("code_verifier") ?? "";
-      const ok = challenge && createHash("sha256").update(verifier).digest("base64url") === challenge;
-      res.writeHead(ok ? 200 : 400, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify(
-          ok
-            ? { access_token: "at-secret-123", refresh_token: "rt-secret-456", expires_in: 3600, token_type: "Bearer" }
-            : { error: "invalid_grant" },
-        ),
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, challenges, forms };
-}
-
 let t: TestApi;
-let as: Awaited<ReturnType<typeof fakeAuthServer>>;
+let as: FakeAuthServer;
 let clock = Date.now();
 beforeAll(async () => {
   as = await fakeAuthServer();
-  t = await startTestApi({ deps: { now: () => clock } });
+  // The fake authorization server is plain http on 127.0.0.1: allowed by the development flag only.
+  t = await startTestApi({ deps: { now: () => clock }, env: { MCP_ALLOW_PRIVATE_URLS: "true" } });
 });
 afterAll(async () => {
   await t?.close();
-  as?.server.close();
+  await as?.close();
 });
 
-async function newServer(auth: Record<string, string>): Promise<string> {
-  const res = await fetch(`${t.url}/api/mcp-servers`, {
-    method: "POST",
-    headers: { ...auth, "content-type": "application/json" },
-    body: JSON.stringify({
-      name: "Tools",
-      url: "https://mcp.example/mcp",
-      oauth: { authorizationUrl: `${as.url}/authorize`, tokenUrl: `${as.url}/token`, clientId: "client-1", scope: "tools" },
-    }),
-  });
+async function newServer(auth: Record<string, string>, extra: Record<string, string> = {}): Promise<string> {
+  const res = await createMcpServer(t, auth, { authorizationUrl: `${as.url}/authorize`, tokenUrl: `${as.url}/token`, ...extra });
+  expect(res.status).toBe(201);
   return ((await res.json()) as { data: { id: string } }).data.id;
 }
 
-const authorize = (serverId: string, headers: Record<string, string>) =>
-  fetch(`${t.url}/api/mcp-oauth/authorize?serverId=${serverId}`, { headers, redirect: "manual" });
+type User = Awaited<ReturnType<TestApi["user"]>>;
+
+/** Starts a flow whose code `code-1` the fake server will accept. */
+async function start(u: User, extra: Record<string, string> = {}) {
+  const serverId = await newServer(u.auth, extra);
+  const flow = await startFlow(t, u, serverId);
+  as.challenges.set("code-1", flow.challenge);
+  return { serverId, ...flow };
+}
 
 describe("GET /api/mcp-oauth/authorize (the cookie exception)", () => {
   it("answers 401 without a valid session cookie, even with a valid bearer", async () => {
     const u = await t.user();
     const serverId = await newServer(u.auth);
-    expect((await authorize(serverId, {})).status).toBe(401);
-    expect((await authorize(serverId, u.auth)).status).toBe(401);
-    expect((await authorize(serverId, { cookie: "identity.session_token=forged.value" })).status).toBe(401);
+    expect((await authorize(t, serverId, {})).status).toBe(401);
+    expect((await authorize(t, serverId, u.auth)).status).toBe(401);
+    expect((await authorize(t, serverId, { cookie: "identity.session_token=forged.value" })).status).toBe(401);
     expect(t.stub.calls.getSession.every((c) => c.authorization === undefined)).toBe(true);
   });
 
@@ -77,8 +48,7 @@ describe("GET /api/mcp-oauth/authorize (the cookie exception)", () => {
     const u = await t.user();
     const other = await t.user();
     const serverId = await newServer(u.auth);
-    const cookie = t.stub.addSession(u);
-    const res = await authorize(serverId, { cookie });
+    const res = await authorize(t, serverId, { cookie: t.stub.addSession(u) });
     expect(res.status).toBe(302);
     const location = new URL(res.headers.get("location") ?? "");
     expect(`${location.origin}${location.pathname}`).toBe(`${as.url}/authorize`);
@@ -90,27 +60,29 @@ describe("GET /api/mcp-oauth/authorize (the cookie exception)", () => {
       redirect_uri: `${t.config.baseUrl}/api/mcp-oauth/callback`,
     });
     expect(location.searchParams.get("code_challenge")).toMatch(/^[\w-]{43}$/);
-    expect((await authorize(serverId, { cookie: t.stub.addSession(other) })).status).toBe(404);
+    expect((await authorize(t, serverId, { cookie: t.stub.addSession(other) })).status).toBe(404);
+  });
+
+  it("sets the flow's nonce cookie: HttpOnly, SameSite=Lax, scoped to the OAuth routes (http base URL)", async () => {
+    const u = await t.user();
+    const { setCookie, nonceCookie, state } = await start(u);
+    expect(setCookie).toMatch(/^mcp_oauth_nonce=[\w-]{43}; Max-Age=600; Path=\/api\/mcp-oauth; HttpOnly; SameSite=Lax$/);
+    const row = await t.db.prisma.mcpOAuthState.findFirstOrThrow({ where: { userId: u.id } });
+    // Only a hash of the nonce is stored.
+    expect(row.nonceHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.nonceHash).not.toContain(nonceCookie.split("=")[1]);
+    expect(state).not.toBe("");
   });
 });
 
 describe("MCP OAuth callback", () => {
-  async function start(u: { auth: Record<string, string> } & { id: string; email: string; name: string }) {
-    const serverId = await newServer(u.auth);
-    const res = await authorize(serverId, { cookie: t.stub.addSession(u) });
-    const location = new URL(res.headers.get("location") ?? "");
-    const state = location.searchParams.get("state") ?? "";
-    as.challenges.set("code-1", location.searchParams.get("code_challenge") ?? "");
-    return { serverId, state };
-  }
-  const callback = (query: string) => fetch(`${t.url}/api/mcp-oauth/callback?${query}`, { redirect: "manual" });
-
   it("exchanges the code with the verifier, stores tokens encrypted, and the state is single use", async () => {
     const u = await t.user();
-    const { serverId, state } = await start(u);
-    const res = await callback(`code=code-1&state=${state}`);
+    const { serverId, state, nonceCookie } = await start(u);
+    const res = await callback(t, `code=code-1&state=${state}`, nonceCookie);
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe(`${t.config.mcpReturnUrl}?mcp=connected&serverId=${serverId}`);
+    expect(res.headers.getSetCookie()).toContain("mcp_oauth_nonce=; Max-Age=0; Path=/api/mcp-oauth; HttpOnly; SameSite=Lax");
     expect(as.forms.at(-1)?.get("grant_type")).toBe("authorization_code");
     const row = await t.db.prisma.mcpServer.findUniqueOrThrow({ where: { id: serverId } });
     expect(row.accessToken).not.toContain("at-secret-123");
@@ -123,7 +95,7 @@ describe("MCP OAuth callback", () => {
     };
     expect(view.data.connected).toBe(true);
     expect(JSON.stringify(view)).not.toContain("at-secret");
-    expect((await callback(`code=code-1&state=${state}`)).status).toBe(400); // replay
+    expect((await callback(t, `code=code-1&state=${state}`, nonceCookie)).status).toBe(400); // replay
     expect(await t.db.prisma.mcpOAuthState.count({ where: { serverId } })).toBe(0);
   });
 
@@ -131,12 +103,61 @@ describe("MCP OAuth callback", () => {
     const u = await t.user();
     const expired = await start(u);
     clock += 11 * 60 * 1000;
-    expect((await callback(`code=code-1&state=${expired.state}`)).status).toBe(400);
+    expect((await callback(t, `code=code-1&state=${expired.state}`, expired.nonceCookie)).status).toBe(400);
     clock = Date.now();
-    expect((await callback("code=code-1&state=never-issued")).status).toBe(400);
+    expect((await callback(t, "code=code-1&state=never-issued", expired.nonceCookie)).status).toBe(400);
     const denied = await start(u);
-    expect((await callback(`error=access_denied&state=${denied.state}`)).status).toBe(400);
+    expect((await callback(t, `error=access_denied&state=${denied.state}`, denied.nonceCookie)).status).toBe(400);
     const row = await t.db.prisma.mcpServer.findUniqueOrThrow({ where: { id: denied.serverId } });
     expect(row.accessToken).toBeNull();
+  });
+
+  it("is bound to the browser that started the flow: no nonce cookie, or another browser's, answers 400 and stores nothing", async () => {
+    const victim = await t.user();
+    const attacker = await t.user();
+    // The attacker starts a flow on their own server and lures the victim's browser (which holds
+    // no nonce, or its own) to the callback with the attacker's state and a code.
+    const planted = await start(attacker);
+    const missing = await callback(t, `code=code-1&state=${planted.state}`);
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toEqual({ ok: false, error: { code: "bad_request", message: expect.stringMatching(/browser/) } });
+    expect(missing.headers.getSetCookie()).toContain("mcp_oauth_nonce=; Max-Age=0; Path=/api/mcp-oauth; HttpOnly; SameSite=Lax");
+
+    const second = await start(attacker);
+    const victimsOwn = await start(victim);
+    const wrong = await callback(t, `code=code-1&state=${second.state}`, victimsOwn.nonceCookie);
+    expect(wrong.status).toBe(400);
+    for (const serverId of [planted.serverId, second.serverId]) {
+      expect((await t.db.prisma.mcpServer.findUniqueOrThrow({ where: { id: serverId } })).accessToken).toBeNull();
+    }
+    // A failed check still spends the state.
+    expect((await callback(t, `code=code-1&state=${second.state}`, second.nonceCookie)).status).toBe(400);
+    // The victim's own flow, from the victim's browser, still works.
+    expect((await callback(t, `code=code-1&state=${victimsOwn.state}`, victimsOwn.nonceCookie)).status).toBe(302);
+  });
+
+  it("checks the RFC 9207 issuer when the server names one", async () => {
+    const u = await t.user();
+    const issuer = "https://as.example";
+    const wrong = await start(u, { issuer });
+    expect((await callback(t, `code=code-1&state=${wrong.state}&iss=https://evil.example`, wrong.nonceCookie)).status).toBe(400);
+    const absent = await start(u, { issuer });
+    expect((await callback(t, `code=code-1&state=${absent.state}`, absent.nonceCookie)).status).toBe(400);
+    const right = await start(u, { issuer });
+    expect((await callback(t, `code=code-1&state=${right.state}&iss=${encodeURIComponent(issuer)}`, right.nonceCookie)).status).toBe(302);
+  });
+
+  it("bounds a huge expires_in to 10 years instead of failing with 500", async () => {
+    const u = await t.user();
+    as.tokenExtra = { expires_in: 1e300 };
+    try {
+      const flow = await start(u);
+      const res = await callback(t, `code=code-1&state=${flow.state}`, flow.nonceCookie);
+      expect(res.status).toBe(302);
+      const row = await t.db.prisma.mcpServer.findUniqueOrThrow({ where: { id: flow.serverId } });
+      expect(row.tokenExpiresAt?.getTime()).toBe(clock + MAX_TOKEN_LIFETIME_S * 1000);
+    } finally {
+      as.tokenExtra = {};
+    }
   });
 });

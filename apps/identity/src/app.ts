@@ -58,6 +58,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   const { config, db, logger } = deps;
   const service = new IdentityService({
     prisma: db.prisma,
+    pool: db.pool,
     logger,
     settings: {
       authSecret: config.authSecret,

@@ -1,4 +1,4 @@
-import { type CryptoKey, importJWK } from "jose";
+import { createPublicKey, type KeyObject } from "node:crypto";
 import { AuthVerifyError } from "./errors.js";
 import { parseJwksBody } from "./jwks-body.js";
 
@@ -63,7 +63,8 @@ export interface RemoteKeySetOptions {
 
 interface LoadedKey {
   readonly x: string;
-  readonly key: CryptoKey;
+  /** The public key as a node:crypto KeyObject, converted once per kid (verification is synchronous). */
+  readonly key: KeyObject;
 }
 
 interface LoadedSet {
@@ -135,17 +136,25 @@ export class RemoteKeySet {
    * @throws AuthVerifyError `unknown_key` when the usable set has no such kid,
    *   `jwks_unavailable` (503) when no usable set exists.
    */
-  async getKey(kid: string): Promise<CryptoKey> {
-    const set = this.#set;
-    if (set !== undefined && !this.#closer.signal.aborted && this.#now() - set.loadedAt < this.#cacheMaxAgeMs) {
-      const hit = set.keys.get(kid);
-      if (hit !== undefined) return hit.key;
-    }
+  async getKey(kid: string): Promise<KeyObject> {
+    const fresh = this.peekKey(kid);
+    if (fresh !== undefined) return fresh;
     await this.#refreshIfAllowed();
     const usable = this.#usableSet();
     const hit = usable.keys.get(kid);
     if (hit === undefined) throw new AuthVerifyError("unknown_key");
     return hit.key;
+  }
+
+  /**
+   * The key for `kid` when the current set is fresh (younger than its max age) and holds it, without
+   * waiting: what {@link RemoteKeySet.getKey} answers at once. Undefined when `getKey` would have to
+   * fetch, wait for a fetch, or refuse; call `getKey` then.
+   */
+  peekKey(kid: string): KeyObject | undefined {
+    const set = this.#set;
+    if (set === undefined || this.#closer.signal.aborted || this.#now() - set.loadedAt >= this.#cacheMaxAgeMs) return undefined;
+    return set.keys.get(kid)?.key;
   }
 
   /**
@@ -262,8 +271,7 @@ export class RemoteKeySet {
       }
       try {
         // Only the public coordinate is imported: a stray "d" or other member is never used.
-        const key = await importJWK({ kty: "OKP", crv: "Ed25519", x: jwk.x }, "EdDSA");
-        if (key instanceof Uint8Array) continue;
+        const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: jwk.x }, format: "jwk" });
         keys.set(jwk.kid, { x: jwk.x, key });
       } catch {
         // An unimportable key (bad x) is ignored like any other unusable entry.

@@ -60,6 +60,42 @@ describe("VerifiedTokenCache", () => {
     expect(on.size).toBe(0);
   });
 
+  it("admit: stores a token on its second sighting, not its first", () => {
+    const cache = new VerifiedTokenCache(10);
+    const value = entry("u1");
+    expect(cache.admit("tok-1", value, 100, 0)).toBe(false);
+    expect(cache.get("tok-1", 0)).toBeUndefined();
+    expect(cache.admit("tok-1", value, 100, 0)).toBe(true);
+    expect(cache.get("tok-1", 0)).toBe(value);
+    expect(cache.stats()).toMatchObject({ size: 1, deferred: 1 });
+    const fresher = entry("u1");
+    expect(cache.admit("tok-1", fresher, 200, 0)).toBe(true); // held: replaced at once
+    expect(cache.get("tok-1", 150)).toBe(fresher);
+  });
+
+  it("admit: a flood of one-shot tokens neither evicts nor fills", () => {
+    const cache = new VerifiedTokenCache(100);
+    cache.admit("kept", entry("k"), 100, 0);
+    cache.admit("kept", entry("k"), 100, 0);
+    for (let i = 0; i < 10_000; i++) cache.admit(`once-${i}.${"s".repeat(40)}${i}`, entry("x"), 100, 0);
+    expect(cache.stats()).toMatchObject({ size: 1, evictions: 0 });
+    expect(cache.stats().deferred).toBeGreaterThan(9_900);
+    expect(cache.get("kept", 0)?.userId).toBe("k");
+  });
+
+  it("admit: stores nothing when disabled or expired, and clear() forgets sightings", () => {
+    const off = new VerifiedTokenCache(0);
+    expect(off.admit("a", entry("a"), 100, 0)).toBe(false);
+    expect(off.admit("a", entry("a"), 100, 0)).toBe(false);
+    expect(off.size).toBe(0);
+    const on = new VerifiedTokenCache(5);
+    expect(on.admit("b", entry("b"), 100, 100)).toBe(false);
+    on.admit("c", entry("c"), 100, 0);
+    on.clear();
+    expect(on.admit("c", entry("c"), 100, 0)).toBe(false);
+    expect(on.admit("c", entry("c"), 100, 0)).toBe(true);
+  });
+
   it("rejects a bad bound", () => {
     expect(() => new VerifiedTokenCache(-1)).toThrow(TypeError);
     expect(() => new VerifiedTokenCache(1.5)).toThrow(TypeError);

@@ -1,4 +1,5 @@
-import { type CompactJWSHeaderParameters, type CryptoKey, type JWTPayload, jwtVerify } from "jose";
+import type { KeyObject } from "node:crypto";
+import { type CheckedHeader, type ClaimRules, checkClaims, checkProtectedHeader, checkSignature } from "./compact-jws.js";
 import { AuthVerifyError, toAuthVerifyError } from "./errors.js";
 import { RemoteKeySet, type RemoteKeySetOptions, type RemoteKeySetStats } from "./remote-key-set.js";
 import {
@@ -16,12 +17,6 @@ export const DEFAULT_MAX_TOKEN_LENGTH = 8192;
 export const ALLOWED_ALGORITHMS: readonly ["EdDSA"] = Object.freeze(["EdDSA"] as const);
 /** Claims every token must carry. */
 export const REQUIRED_CLAIMS: readonly string[] = Object.freeze(["exp", "iat", "sub"]);
-
-/**
- * Header parameters that would let a token choose or carry its own key, or change how it is
- * processed. A token with any of them is refused as `malformed_token`; they are never used.
- */
-const FORBIDDEN_HEADERS = ["jwk", "jku", "x5u", "x5c", "x5t", "x5t#S256", "b64", "crit"] as const;
 
 const BEARER_PREFIX = "Bearer ";
 /** Three non-empty base64url segments, no padding. */
@@ -56,7 +51,7 @@ export interface VerifierStats {
   readonly verifications: number;
   /** Calls answered from the verified-token cache. */
   readonly cacheHits: number;
-  /** Calls that reached signature verification (jose `jwtVerify`). */
+  /** Calls that reached token decoding and signature verification (cache misses of well-shaped tokens). */
   readonly cryptoVerifications: number;
   /** Calls that threw. */
   readonly failures: number;
@@ -114,12 +109,17 @@ function checkCompactShape(token: string): void {
   }
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
+/**
+ * Freezes the claims so a caller cannot change what the cache hands to the next request: the top
+ * level always, and nested objects only where a claim holds one (the product's claims are flat).
+ */
+function freezeClaims<T extends object>(claims: T): T {
+  Object.freeze(claims);
+  for (const key in claims) {
+    const value: unknown = claims[key];
+    if (typeof value === "object" && value !== null) freezeClaims(value);
   }
-  return value;
+  return claims;
 }
 
 function checkTolerance(value: number): number {
@@ -136,8 +136,12 @@ function checkMaxLength(value: number): number {
  * Creates the verifier. Nothing is fetched until the first token needs a key.
  *
  * Verification order: presence and length; verified-token cache (a Map lookup and an expiry check);
- * shape; jose `jwtVerify` pinned to EdDSA with a key resolver that refuses embedded-key headers and
- * asks the key set for the `kid`; required claims `exp`, `iat` and a non-empty string `sub`.
+ * shape; protected header (`crit`, `alg` pinned to EdDSA, embedded-key headers refused, `kid`);
+ * the key set's key for the `kid`; the Ed25519 signature with node:crypto (synchronous OpenSSL on
+ * the calling thread, no thread-pool hop); the claims (`iss`, `aud`, `exp`, `iat`, `nbf` with the
+ * clock tolerance, a non-empty string `sub`). The checks and error codes are those jose
+ * `jwtVerify` applied before (see compact-jws.ts). A verified token enters the cache on its
+ * second sighting, so a stream of one-shot tokens does not churn it.
  */
 export function createVerifier(options: VerifierOptions): Verifier {
   const now = options.now ?? Date.now;
@@ -163,26 +167,10 @@ export function createVerifier(options: VerifierOptions): Verifier {
     cache.dropKids(event.droppedKids);
   });
 
-  const verifyOptions = {
-    algorithms: [...ALLOWED_ALGORITHMS],
-    requiredClaims: [...REQUIRED_CLAIMS],
-    clockTolerance: toleranceSec,
-    ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
-    ...(options.audience === undefined ? {} : { audience: options.audience }),
-  };
-
-  const resolveKey = (header: CompactJWSHeaderParameters): Promise<CryptoKey> => {
-    for (const name of FORBIDDEN_HEADERS) {
-      if (Object.hasOwn(header, name)) {
-        throw new AuthVerifyError("malformed_token", `The token header parameter "${name}" is not accepted`);
-      }
-    }
-    const kid: unknown = header.kid;
-    if (kid === undefined) throw new AuthVerifyError("unknown_key", "The token names no key id");
-    if (typeof kid !== "string" || kid.length === 0) {
-      throw new AuthVerifyError("malformed_token", "The token key id is not a non-empty string");
-    }
-    return keySet.getKey(kid);
+  const rules: ClaimRules = {
+    issuers: options.issuer === undefined ? undefined : [options.issuer].flat(),
+    audiences: options.audience === undefined ? undefined : [options.audience].flat(),
+    toleranceSec,
   };
 
   let verifications = 0;
@@ -190,28 +178,26 @@ export function createVerifier(options: VerifierOptions): Verifier {
   let cryptoVerifications = 0;
   let failures = 0;
 
-  async function verifyFresh(token: string, nowMs: number): Promise<VerifiedToken> {
+  /** Signature, claims, then the cache's admission policy (second sighting). */
+  function finish(token: string, header: CheckedHeader, key: KeyObject, nowMs: number): VerifiedToken {
+    checkSignature(token, header, key);
+    const { claims, sub, exp } = checkClaims(token, header, rules, nowMs);
+    const verified: VerifiedToken = Object.freeze({ userId: sub, claims: freezeClaims(claims), kid: header.kid });
+    cache.admit(token, verified, (exp + toleranceSec) * 1000, nowMs);
+    return verified;
+  }
+
+  /**
+   * Verifies a token the cache did not answer. Synchronous while the key set is fresh and knows the
+   * kid (the steady state); otherwise waits for the key set (first use, refresh, unknown kid).
+   */
+  function verifyFresh(token: string, nowMs: number): VerifiedToken | Promise<VerifiedToken> {
     checkCompactShape(token);
     cryptoVerifications += 1;
-    let payload: JWTPayload;
-    let kid: unknown;
-    try {
-      const result = await jwtVerify(token, resolveKey, { ...verifyOptions, currentDate: new Date(nowMs) });
-      payload = result.payload;
-      kid = result.protectedHeader.kid;
-    } catch (error) {
-      throw toAuthVerifyError(error);
-    }
-    const sub = payload.sub;
-    if (typeof sub !== "string" || sub.length === 0) {
-      throw new AuthVerifyError("invalid_claims", 'The "sub" claim must be a non-empty string');
-    }
-    if (typeof kid !== "string") throw new AuthVerifyError("malformed_token");
-    const exp = payload.exp;
-    if (typeof exp !== "number") throw new AuthVerifyError("invalid_claims", 'The "exp" claim is missing');
-    const verified: VerifiedToken = Object.freeze({ userId: sub, claims: deepFreeze(payload), kid });
-    cache.set(token, verified, (exp + toleranceSec) * 1000, nowMs);
-    return verified;
+    const header = checkProtectedHeader(token);
+    const key = keySet.peekKey(header.kid);
+    if (key !== undefined) return finish(token, header, key, nowMs);
+    return keySet.getKey(header.kid).then((loaded) => finish(token, header, loaded, nowMs));
   }
 
   async function verifyToken(token: string | undefined | null): Promise<VerifiedToken> {

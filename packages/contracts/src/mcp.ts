@@ -3,14 +3,22 @@ import { timestampSchema } from "./pagination.js";
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2_000, "URL is too long");
 
+/**
+ * An OAuth endpoint URL: http(s), no user name or password in it. The API applies its outbound
+ * policy on top (https only in production; no loopback, link-local or private addresses).
+ */
+const endpointUrl = httpUrl.refine((value) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value), "must not contain credentials");
+
 /** OAuth client settings of an MCP server (authorization-code + PKCE). */
 export const mcpOAuthSettingsBody = z.strictObject({
-  authorizationUrl: httpUrl,
-  tokenUrl: httpUrl,
+  authorizationUrl: endpointUrl,
+  tokenUrl: endpointUrl,
   clientId: z.string().min(1).max(500),
   /** Confidential clients only; stored encrypted and never returned. */
   clientSecret: z.string().min(1).max(2_000).optional(),
   scope: z.string().max(1_000).optional(),
+  /** The authorization server's issuer identifier (RFC 9207): when set, the callback's `iss` must equal it. */
+  issuer: httpUrl.optional(),
 });
 export type McpOAuthSettingsBody = z.infer<typeof mcpOAuthSettingsBody>;
 
@@ -25,6 +33,7 @@ export const mcpServerSchema = z.object({
       tokenUrl: z.string(),
       clientId: z.string(),
       scope: z.string().nullable(),
+      issuer: z.string().nullable(),
       hasClientSecret: z.boolean(),
     })
     .nullable(),
@@ -59,5 +68,7 @@ export const mcpCallbackQuery = z.looseObject({
   code: z.string().min(1).max(4_000).optional(),
   error: z.string().max(200).optional(),
   error_description: z.string().max(2_000).optional(),
+  /** RFC 9207 issuer identifier, checked against the server's `issuer` when one is configured. */
+  iss: z.string().max(2_000).optional(),
 });
 export type McpCallbackQuery = z.infer<typeof mcpCallbackQuery>;

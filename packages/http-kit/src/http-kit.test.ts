@@ -101,6 +101,9 @@ describe("http-kit", () => {
     expect(text).not.toContain("abc.def.ghi");
     expect(text).not.toContain("s3cr3t");
     expect(redactUrl("/api/ws?x=1&token=a.b.c")).toBe("/api/ws?x=1&token=[REDACTED]");
+    expect(redactUrl("/api/ws?%74oken=a.b.c&TOKEN=d.e.f&code=1")).toBe("/api/ws?%74oken=[REDACTED]&TOKEN=[REDACTED]&code=[REDACTED]");
+    expect(redactUrl("/api/tasks?limit=5")).toBe("/api/tasks?limit=5");
+    expect(redactUrl("/api/x?%E0%A4%A=1&token")).toBe("/api/x?%E0%A4%A=1&token=[REDACTED]");
   });
 
   it("redacts secret fields passed to the logger directly", () => {

@@ -1,16 +1,43 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
-import { type DestinationStream, type Logger, pino } from "pino";
-import { pinoHttp } from "pino-http";
-import { currentContext, runWithContext } from "./context.js";
+import { type DestinationStream, type Level, type Logger, pino } from "pino";
+import { currentContext, type RequestContext, runWithContext } from "./context.js";
 
 /** Query parameters whose values never reach a log line. */
-const SECRET_PARAMS = /([?&](?:token|access_token|code|code_verifier|state|password|secret)=)[^&#]*/gi;
+const SECRET_NAMES = new Set([
+  "token",
+  "access_token",
+  "refresh_token",
+  "id_token",
+  "code",
+  "code_verifier",
+  "state",
+  "password",
+  "secret",
+]);
+/** A caller's `x-request-id` is kept only when it is this harmless. */
+const REQUEST_ID = /^[\w.-]{1,64}$/;
 
 /** Strips secret-bearing query parameters (the WebSocket `token`, OAuth codes) from a URL. */
 export function redactUrl(url: string | undefined): string | undefined {
-  return url?.replace(SECRET_PARAMS, "$1[REDACTED]");
+  if (url === undefined) return undefined;
+  const q = url.indexOf("?");
+  if (q < 0) return url;
+  const hash = url.indexOf("#", q);
+  const query = url.slice(q + 1, hash < 0 ? undefined : hash);
+  // Names are compared decoded, so `%74oken=` or `TOKEN=` is redacted like `token=`.
+  const parts = query.split("&").map((part) => {
+    const eq = part.indexOf("=");
+    const rawName = eq < 0 ? part : part.slice(0, eq);
+    let name = rawName;
+    try {
+      name = decodeURIComponent(rawName.replaceAll("+", " "));
+    } catch {
+      // an undecodable name is compared as it is
+    }
+    return SECRET_NAMES.has(name.trim().toLowerCase()) ? `${rawName}=[REDACTED]` : part;
+  });
+  return `${url.slice(0, q)}?${parts.join("&")}`;
 }
 
 /** Paths pino censors in every record, wherever a caller logs a request, headers or a body. */
@@ -33,61 +60,130 @@ const REDACT = [
   "*.headers.cookie",
 ];
 
+/** Bytes of access lines buffered before one write(2) carries them to stdout. */
+export const ACCESS_LOG_BUFFER_BYTES = 4096;
+/** Longest time (ms) an access line waits in the buffer on a quiet service. */
+export const ACCESS_LOG_FLUSH_MS = 250;
+
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
   name: string;
   level?: string;
-  /** Where lines go (default stdout); tests pass a stream to capture them. */
+  /** Where lines go (default stdout); tests pass a stream to capture them (written synchronously). */
   destination?: DestinationStream;
 }
 
+type Stdout = ReturnType<typeof pino.destination>;
+let stdout: Stdout | undefined;
+
+/**
+ * The one writer of stdout shared by every logger of the process: asynchronous, buffered up to
+ * {@link ACCESS_LOG_BUFFER_BYTES} (so one write(2) carries many access lines), flushed at least
+ * every {@link ACCESS_LOG_FLUSH_MS} ms, and synchronously on process exit (pino registers that).
+ */
+function stdoutWriter(): Stdout {
+  stdout ??= pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: ACCESS_LOG_BUFFER_BYTES,
+    periodicFlush: ACCESS_LOG_FLUSH_MS,
+  });
+  return stdout;
+}
+
+/**
+ * Every line that is not an access line (listening, shutting down, warnings, errors) is pushed
+ * out at once, behind whatever access lines are buffered: same order, nothing held back.
+ */
+function flushingEachLine(writer: Stdout): DestinationStream & { flush(cb?: (err?: Error) => void): void } {
+  return {
+    write(line: string) {
+      writer.write(line);
+      writer.flush();
+    },
+    flush(cb?: (err?: Error) => void) {
+      writer.flush(cb);
+    },
+  };
+}
+
+/** The access-line logger that belongs to each logger made by {@link createLogger}. */
+const accessLoggers = new WeakMap<Logger, Logger>();
+
 /**
  * The service's pino logger: JSON lines, secrets censored, each line tagged with the current
- * request's `requestId` and verified `userId` (from the request context).
+ * request's `requestId` and verified `userId` (from the request context). Lines go to stdout
+ * through one buffered asynchronous writer (see {@link ACCESS_LOG_BUFFER_BYTES}) unless a
+ * `destination` is given; `logger.flush()` and process exit write out what is buffered.
  */
 export function createLogger(options: LoggerOptions): Logger {
-  return pino(
+  const level = options.level ?? "info";
+  const writer = options.destination === undefined ? stdoutWriter() : undefined;
+  const logger = pino(
     {
       name: options.name,
-      level: options.level ?? "info",
+      level,
       redact: { paths: REDACT, censor: "[REDACTED]" },
       mixin() {
         const ctx = currentContext();
         return ctx ? (ctx.userId ? { requestId: ctx.requestId, userId: ctx.userId } : { requestId: ctx.requestId }) : {};
       },
     },
-    options.destination,
+    writer === undefined ? options.destination : flushingEachLine(writer),
   );
+  // Access lines carry only method, redacted URL, status, duration and ids, by construction
+  // (see requestLogging): no redaction pass, no mixin, no child logger, buffered writes. Which
+  // levels are written is still decided by `logger`.
+  accessLoggers.set(logger, pino({ name: options.name, level: "trace" }, writer ?? options.destination));
+  return logger;
+}
+
+/** Level of an access line: error for 5xx and failed responses, warn for 4xx, info otherwise. */
+function accessLevel(status: number, failed: boolean): Level {
+  return failed || status >= 500 ? "error" : status >= 400 ? "warn" : "info";
 }
 
 /**
  * Opens a request context (request id from a trusted `x-request-id` or a new UUID) and logs one
- * line per response with method, redacted URL, status and duration; no headers, no bodies.
+ * line per response with method, redacted URL, status, duration, request id and user id; no
+ * headers, no bodies. The line has the shape pino-http gave it (`reqId`, `req`, `requestId`,
+ * `userId`, `res`, `responseTime`, msg "request completed" / "request aborted"); failed responses
+ * (5xx, or a response error) are logged as "request errored" with an `err` through `logger`
+ * itself, with its redaction, and written out at once.
  */
 export function requestLogging(logger: Logger): RequestHandler[] {
-  const http = pinoHttp({
-    logger,
-    genReqId: (_req: IncomingMessage) => currentContext()?.requestId ?? randomUUID(),
-    quietReqLogger: true,
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
-    serializers: {
-      req: (req: { method?: string; url?: string }) => ({ method: req.method, url: redactUrl(req.url) }),
-      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-    },
-    customSuccessObject: (_req: IncomingMessage, _res: ServerResponse, val: Record<string, unknown>) => ({
-      ...val,
-      userId: currentContext()?.userId,
-    }),
-    customErrorObject: (_req: IncomingMessage, _res: ServerResponse, _err: Error, val: Record<string, unknown>) => ({
-      ...val,
-      userId: currentContext()?.userId,
-    }),
-  });
-  const context: RequestHandler = (req, res, next) => {
+  const access = accessLoggers.get(logger) ?? logger;
+  const handler: RequestHandler = (req, res, next) => {
     const incoming = req.headers["x-request-id"];
-    const requestId = typeof incoming === "string" && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader("x-request-id", requestId);
-    runWithContext({ requestId }, () => next());
+    const context: RequestContext = { requestId };
+    const started = Date.now();
+    let logged = false;
+    const complete = (error?: unknown): void => {
+      if (logged) return;
+      logged = true;
+      const level = accessLevel(res.statusCode, error !== undefined);
+      if (!logger.isLevelEnabled(level)) return;
+      const line = {
+        reqId: requestId,
+        req: { method: req.method, url: redactUrl(req.originalUrl || req.url) },
+        requestId,
+        userId: context.userId,
+        res: { statusCode: res.headersSent ? res.statusCode : null },
+        responseTime: Date.now() - started,
+      };
+      if (error !== undefined || res.statusCode >= 500) {
+        const err = error ?? new Error(`failed with status code ${res.statusCode}`);
+        logger[level]({ ...line, err }, "request errored");
+        return;
+      }
+      access[level](line, !req.readableAborted && res.writableEnded ? "request completed" : "request aborted");
+    };
+    res.on("finish", complete);
+    res.on("close", complete);
+    res.on("error", complete);
+    runWithContext(context, next);
   };
-  return [context, http as unknown as RequestHandler];
+  return [handler];
 }

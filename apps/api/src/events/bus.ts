@@ -1,8 +1,12 @@
 import type { TaskEventType, TaskEventView } from "@app/contracts";
 import type { Prisma, PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
-import pg from "pg";
+import type pg from "pg";
 import type { Logger } from "pino";
+import { eventView } from "./event-json.js";
+import { EVENT_BUS_APPLICATION_NAME, endClient, listenClient, probeConnection } from "./listen-connection.js";
+
+export { EVENT_BUS_APPLICATION_NAME };
 
 /** The PostgreSQL channel task events are announced on. */
 export const TASK_EVENTS_CHANNEL = "task_events";
@@ -35,27 +39,28 @@ export interface EventBusOptions {
   /** Backoff bounds of reconnects (default 250 ms .. 10 s). */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * Liveness probe of the LISTEN connection: a `SELECT 1` this often (default 30 s) that must
+   * answer within `heartbeatTimeoutMs` (default 5 s), else the connection is dropped and rebuilt.
+   * A connection that died silently (no FIN: a NAT or a failover) would otherwise never notify again.
+   */
+  heartbeatMs?: number;
+  heartbeatTimeoutMs?: number;
 }
 
-type EventRow = { id: bigint; taskId: string; type: string; data: unknown; createdAt: Date };
-
-/** The public view of a stored event. */
-export function eventView(row: EventRow): TaskEventView {
-  return {
-    id: row.id.toString(),
-    taskId: row.taskId,
-    type: row.type as TaskEventType,
-    data: row.data,
-    createdAt: row.createdAt.toISOString(),
-  };
+interface Waiter {
+  resolve(): void;
+  reject(error: Error): void;
 }
 
 /**
  * Cross-instance fan-out of task events through PostgreSQL LISTEN/NOTIFY, no other
  * infrastructure. Events are rows of `task_event` (bigserial id = resume point); the NOTIFY sent
  * in the same transaction carries only ids. One dedicated connection per process LISTENs and
- * reconnects with exponential backoff; each announcement is read once (only when a local listener
- * wants that task) and fanned out in process, in announcement order.
+ * reconnects with exponential backoff (TCP keep-alive and a periodic `SELECT 1` detect a dead
+ * connection); after a reconnect every listener is told to catch up from its last event id. Each
+ * announcement is read once (only when a local listener wants that task) and fanned out in
+ * process, in announcement order.
  */
 export class EventBus {
   readonly #opts: Required<Omit<EventBusOptions, "prisma" | "logger">>;
@@ -68,7 +73,8 @@ export class EventBus {
   #everConnected = false;
   #attempt = 0;
   #retryTimer: NodeJS.Timeout | undefined;
-  #waiters: Array<() => void> = [];
+  #heartbeat: NodeJS.Timeout | undefined;
+  #waiters: Waiter[] = [];
   #chain: Promise<void> = Promise.resolve();
 
   constructor(options: EventBusOptions) {
@@ -78,6 +84,8 @@ export class EventBus {
       readyTimeoutMs: options.readyTimeoutMs ?? 5_000,
       minBackoffMs: options.minBackoffMs ?? 250,
       maxBackoffMs: options.maxBackoffMs ?? 10_000,
+      heartbeatMs: options.heartbeatMs ?? 30_000,
+      heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 5_000,
     };
     this.#prisma = options.prisma;
     this.#logger = options.logger;
@@ -94,20 +102,29 @@ export class EventBus {
     await this.ready().catch(() => undefined);
   }
 
-  /** Resolves when the LISTEN connection is up; 503 `service_unavailable` after `readyTimeoutMs`. */
+  /**
+   * Resolves when the LISTEN connection is up; 503 `service_unavailable` after `readyTimeoutMs`,
+   * or at once when the bus is (or gets) closed.
+   */
   ready(): Promise<void> {
     if (this.#connected) return Promise.resolve();
     if (this.#closed) return Promise.reject(new AppError("service_unavailable", "event bus is closed"));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w !== done);
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
         reject(new AppError("service_unavailable", "event delivery is unavailable"));
       }, this.#opts.readyTimeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
+      const waiter: Waiter = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
       };
-      this.#waiters.push(done);
+      this.#waiters.push(waiter);
     });
   }
 
@@ -172,27 +189,31 @@ export class EventBus {
     return row?.id ?? 0n;
   }
 
-  /** Stops listening and forgets all listeners. */
+  /** Stops listening, forgets all listeners and fails every pending {@link ready} with 503. */
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#retryTimer);
+    clearTimeout(this.#heartbeat);
     this.#listeners.clear();
+    for (const waiter of this.#waiters.splice(0)) waiter.reject(new AppError("service_unavailable", "event bus is closed"));
     const client = this.#client;
     this.#client = undefined;
     this.#connected = false;
-    await client?.end().catch(() => undefined);
+    if (client) await endClient(client, this.#opts.heartbeatTimeoutMs);
   }
 
   async #connect(): Promise<void> {
     this.#retryTimer = undefined;
     if (this.#closed) return;
-    const client = new pg.Client({ connectionString: this.#opts.databaseUrl, connectionTimeoutMillis: 5_000 });
+    const client = listenClient(this.#opts.databaseUrl);
     this.#client = client;
     let failed = false;
     const onDown = (error?: Error) => {
       if (failed) return;
       failed = true;
       this.#connected = false;
+      clearTimeout(this.#heartbeat);
+      this.#heartbeat = undefined;
       if (this.#client === client) this.#client = undefined;
       client.end().catch(() => undefined);
       if (this.#closed) return;
@@ -223,10 +244,25 @@ export class EventBus {
     const reconnected = this.#everConnected;
     this.#everConnected = true;
     this.#logger.info({ channel: this.#opts.channel, reconnected }, "event bus listening");
-    for (const wake of this.#waiters.splice(0)) wake();
+    this.#scheduleProbe(client, onDown);
+    for (const waiter of this.#waiters.splice(0)) waiter.resolve();
     if (reconnected) {
       for (const set of this.#listeners.values()) for (const l of set) l.onResync();
     }
+  }
+
+  /** Arms the next liveness probe of this connection (one at a time: the next is armed when one passed). */
+  #scheduleProbe(client: pg.Client, onDown: (error?: Error) => void): void {
+    this.#heartbeat = setTimeout(async () => {
+      const failure = await probeConnection(client, this.#opts.heartbeatTimeoutMs);
+      if (failure) {
+        onDown(failure);
+        client.connection.stream.destroy();
+      } else if (this.#client === client && !this.#closed) {
+        this.#scheduleProbe(client, onDown);
+      }
+    }, this.#opts.heartbeatMs);
+    this.#heartbeat.unref();
   }
 
   #scheduleReconnect(): void {

@@ -19,15 +19,18 @@ export interface TaskFeedOptions {
 }
 
 /**
- * Subscribes to a task's events without gaps or duplicates: listen first (buffering), then read the
- * stored backlog after the resume point, then flush what arrived meanwhile; afterwards deliver
- * live events whose id is above the last one sent. After the bus reconnects, the backlog since the
- * last delivered id is read again. Shared by the SSE stream and the WebSocket.
+ * Subscribes to a task's events without gaps or duplicates: fix the starting point (the resume
+ * point, or the newest stored id), listen (buffering), read the stored backlog after the starting
+ * point, then flush what arrived meanwhile; afterwards deliver live events whose id is above the
+ * last one sent. After the bus reconnects, the backlog since the last delivered id is read again
+ * (catch-ups run one at a time, after the first). Shared by the SSE stream and the WebSocket.
  */
 export async function openTaskFeed(bus: EventBus, options: TaskFeedOptions): Promise<TaskFeed> {
   let last = -1n;
-  let buffering = true;
   let closed = false;
+  // Catch-ups in flight (the first read, and one per bus reconnect): live events wait meanwhile.
+  let catchingUp = 1;
+  let chain: Promise<void> = Promise.resolve();
   const buffer: TaskEventView[] = [];
 
   const emit = (event: TaskEventView) => {
@@ -45,32 +48,40 @@ export async function openTaskFeed(bus: EventBus, options: TaskFeedOptions): Pro
     for (const e of events) emit(e);
   };
 
+  const settled = () => {
+    catchingUp -= 1;
+    if (catchingUp === 0) for (const e of buffer.splice(0)) emit(e);
+  };
+
+  // The starting point is fixed before listening; everything stored after it is read once the
+  // listener is in place, so an event committed between the two is delivered, not skipped.
+  last = options.afterId ?? (await bus.latestId(options.taskId));
   const unsubscribe = await bus.subscribe(options.taskId, {
     userId: options.userId,
-    onEvent: (event) => (buffering ? buffer.push(event) : emit(event)),
+    onEvent: (event) => (catchingUp > 0 ? buffer.push(event) : emit(event)),
     onResync: () => {
-      buffering = true;
-      catchUp()
+      // Events may have been announced while the LISTEN connection was down: read what was stored
+      // after the last delivered id, after any catch-up already running (one at a time, in order).
+      catchingUp += 1;
+      chain = chain
+        .then(catchUp)
         .catch((error: unknown) => options.onError?.(error))
-        .finally(() => {
-          buffering = false;
-          for (const e of buffer.splice(0)) emit(e);
-        });
+        .finally(settled);
     },
   });
+  const first = catchUp();
+  chain = first.then(
+    () => undefined,
+    () => undefined,
+  );
   try {
-    if (options.afterId === undefined) {
-      last = await bus.latestId(options.taskId);
-    } else {
-      last = options.afterId;
-      await catchUp();
-    }
+    await first;
   } catch (error) {
+    closed = true;
     unsubscribe();
     throw error;
   }
-  buffering = false;
-  for (const e of buffer.splice(0)) emit(e);
+  settled();
   return {
     lastId: () => last,
     close: () => {

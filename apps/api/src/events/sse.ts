@@ -1,14 +1,15 @@
 import type { Response } from "express";
+import { type CancelTimer, createExpiryScheduler, type ExpiryScheduler } from "../lib/expiry.js";
 
 /** Interval of SSE heartbeat comments (15 s). */
 export const SSE_HEARTBEAT_MS = 15_000;
+/** Unsent bytes a stream may hold before it is ended as too slow (1 MiB). */
+export const SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
+/** How long an ended slow stream may take to flush before its connection is cut. */
+export const SSE_SLOW_READER_GRACE_MS = 10_000;
 
-/** One SSE message. */
-export interface SseMessage {
-  id?: string | null | undefined;
-  event: string;
-  data: unknown;
-}
+/** One SSE message: `data` is serialized here, or `json` is the already serialized data. */
+export type SseMessage = { id?: string | null | undefined; event: string } & ({ data: unknown } | { json: string });
 
 /** An open SSE response. */
 export interface SseStream {
@@ -19,17 +20,38 @@ export interface SseStream {
   onClose(listener: () => void): void;
 }
 
+/** Options of {@link SseHub}. */
+export interface SseHubOptions {
+  heartbeatMs?: number;
+  /** Above this many unsent bytes the stream is ended (the client resumes with Last-Event-ID). */
+  maxBufferedBytes?: number;
+  /** Schedules the end of a stream at its token's expiry. */
+  expiry?: ExpiryScheduler;
+}
+
+/** Options of one stream. */
+export interface SseOpenOptions {
+  /** When the bearer token expires (ms): the stream then sends `token-expired` and ends. */
+  expiresAt?: number | undefined;
+}
+
 /**
  * Tracks open SSE streams so a shutdown can end each one with a reason. Every stream gets the SSE
  * headers, a `retry:` hint, a heartbeat comment every `heartbeatMs`, and `id:` lines for events
- * that have an id (so the browser sends `Last-Event-ID` when it reconnects).
+ * that have an id (so the browser sends `Last-Event-ID` when it reconnects). A stream ends by
+ * itself when its token expires (`event: token-expired`) and when the client reads too slowly
+ * (more than `maxBufferedBytes` unsent). A response whose client already left is never tracked.
  */
 export class SseHub {
   readonly #streams = new Set<SseStream>();
   readonly #heartbeatMs: number;
+  readonly #maxBuffered: number;
+  readonly #expiry: ExpiryScheduler;
 
-  constructor(options: { heartbeatMs?: number } = {}) {
+  constructor(options: SseHubOptions = {}) {
     this.#heartbeatMs = options.heartbeatMs ?? SSE_HEARTBEAT_MS;
+    this.#maxBuffered = options.maxBufferedBytes ?? SSE_MAX_BUFFERED_BYTES;
+    this.#expiry = options.expiry ?? createExpiryScheduler();
   }
 
   /** Number of open streams. */
@@ -37,39 +59,55 @@ export class SseHub {
     return this.#streams.size;
   }
 
-  /** Starts an SSE response. */
-  open(res: Response): SseStream {
+  /** Starts an SSE response (an already closed stream when the client is gone). */
+  open(res: Response, options: SseOpenOptions = {}): SseStream {
+    if (res.destroyed || res.writableEnded || res.socket?.destroyed === true) return closedStream();
     res.status(200);
     res.setHeader("content-type", "text/event-stream; charset=utf-8");
     res.setHeader("cache-control", "no-cache, no-transform");
     res.setHeader("connection", "keep-alive");
     res.setHeader("x-accel-buffering", "no");
     res.flushHeaders();
-    res.write("retry: 3000\n\n");
     const listeners: Array<() => void> = [];
     let closed = false;
-    const heartbeat = setInterval(() => res.write(": heartbeat\n\n"), this.#heartbeatMs);
+    let cancelExpiry: CancelTimer | undefined;
     const finish = () => {
       if (closed) return;
       closed = true;
       clearInterval(heartbeat);
+      cancelExpiry?.();
       this.#streams.delete(stream);
       for (const l of listeners.splice(0)) l();
     };
+    const end = () => {
+      finish();
+      res.end();
+    };
+    const write = (text: string) => {
+      if (closed) return;
+      res.write(text);
+      if (res.writableLength <= this.#maxBuffered) return;
+      // A reader this slow would make the process buffer without bound: end the stream. Its
+      // events are durable, so the client resumes from its Last-Event-ID.
+      end();
+      const cut = setTimeout(() => res.destroy(), SSE_SLOW_READER_GRACE_MS);
+      cut.unref();
+      res.once("close", () => clearTimeout(cut));
+    };
+    const heartbeat = setInterval(() => write(": heartbeat\n\n"), this.#heartbeatMs);
     const stream: SseStream = {
       get closed() {
         return closed;
       },
       send(message) {
-        if (closed) return;
         const id = message.id ? `id: ${message.id}\n` : "";
-        res.write(`${id}event: ${message.event}\ndata: ${JSON.stringify(message.data)}\n\n`);
+        const data = "json" in message ? message.json : JSON.stringify(message.data);
+        write(`${id}event: ${message.event}\ndata: ${data}\n\n`);
       },
       close(reason) {
         if (closed) return;
         if (reason) res.write(`event: shutdown\ndata: ${JSON.stringify({ reason })}\n\n`);
-        finish();
-        res.end();
+        end();
       },
       onClose(listener) {
         if (closed) listener();
@@ -80,6 +118,14 @@ export class SseHub {
     // client went away or the stream ended.
     res.on("close", finish);
     this.#streams.add(stream);
+    write("retry: 3000\n\n");
+    if (options.expiresAt !== undefined) {
+      cancelExpiry = this.#expiry.at(options.expiresAt, () => {
+        if (closed) return;
+        res.write(`event: token-expired\ndata: {}\n\n`);
+        end();
+      });
+    }
     return stream;
   }
 
@@ -87,4 +133,14 @@ export class SseHub {
   closeAll(reason: string): void {
     for (const stream of [...this.#streams]) stream.close(reason);
   }
+}
+
+/** A stream whose client already left: sends nothing, and reports closed to every listener at once. */
+function closedStream(): SseStream {
+  return {
+    closed: true,
+    send: () => undefined,
+    close: () => undefined,
+    onClose: (listener) => listener(),
+  };
 }

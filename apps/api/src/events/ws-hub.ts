@@ -1,31 +1,75 @@
 import { randomUUID } from "node:crypto";
-import { type WsServerMessage, wsClientMessage } from "@app/contracts";
+import { type TaskEventView, type WsClientMessage, type WsServerMessage, wsClientMessage } from "@app/contracts";
 import { runWithContext, toAppError } from "@app/http-kit";
 import type { Logger } from "pino";
 import type { WebSocket } from "ws";
 import type { AuthUser } from "../entry/authenticate.js";
+import { createExpiryScheduler, type ExpiryScheduler, tokenExpiry } from "../lib/expiry.js";
 import type { TasksService } from "../services/tasks.js";
 import type { EventBus } from "./bus.js";
+import { wsEventFrame } from "./event-json.js";
 import { openTaskFeed, parseEventId, type TaskFeed } from "./feed.js";
 
 /** Most task subscriptions one socket may hold. */
 export const MAX_SUBSCRIPTIONS = 100;
 /** Interval of protocol pings; a socket that missed one pong is terminated. */
 export const WS_PING_MS = 30_000;
+/** Unsent bytes a socket may hold before it is closed as too slow (1 MiB). */
+export const WS_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 /** Close code and reason sent to every socket on shutdown. */
 export const SHUTDOWN_CLOSE = { code: 1001, reason: "server shutting down" } as const;
+/** Close code and reason when the bearer token's `exp` passes. */
+export const EXPIRED_CLOSE = { code: 4001, reason: "token expired" } as const;
+/** Close code and reason when the client reads too slowly ("try again later"). */
+export const SLOW_CLOSE = { code: 1013, reason: "client too slow; reconnect and resume" } as const;
+
+/** Options of {@link WsHub}. */
+export interface WsHubDeps {
+  bus: EventBus;
+  tasks: TasksService;
+  logger: Logger;
+  pingMs?: number;
+  maxBufferedBytes?: number;
+  expiry?: ExpiryScheduler;
+}
+
+/**
+ * One subscription of a socket. It is reserved synchronously when the subscribe message arrives
+ * (before any await), so a second subscribe, an unsubscribe or the socket's close always sees it;
+ * `released` tells a subscribe still in flight to close the feed it opens.
+ */
+interface Slot {
+  feed: TaskFeed | undefined;
+  released: boolean;
+  /** Settles once the subscribe finished (true when the feed is live). */
+  ready: Promise<boolean>;
+}
+
+/** Per-socket state. */
+interface Session {
+  auth: AuthUser;
+  slots: Map<string, Slot>;
+  send(message: WsServerMessage | Buffer): void;
+  readonly closed: boolean;
+}
 
 /**
  * WebSocket sessions carrying task events. A client sends `{type:"subscribe", taskId, lastEventId?}`
  * for its own tasks (another user's task answers an `error` with code `not_found`), receives
  * `{type:"event", event}` for each, and can `unsubscribe` or `ping`. Every handler runs in a request
- * context tagged with the socket's user, so log lines carry `userId` like HTTP ones.
+ * context tagged with the socket's user, so log lines carry `userId` like HTTP ones. A socket is
+ * closed with 4001 when its token expires and with 1013 when it reads too slowly.
  */
 export class WsHub {
   readonly #sockets = new Set<WebSocket>();
+  readonly #maxBuffered: number;
+  readonly #expiry: ExpiryScheduler;
 
-  constructor(private readonly deps: { bus: EventBus; tasks: TasksService; logger: Logger; pingMs?: number }) {}
+  constructor(private readonly deps: WsHubDeps) {
+    this.#maxBuffered = deps.maxBufferedBytes ?? WS_MAX_BUFFERED_BYTES;
+    this.#expiry = deps.expiry ?? createExpiryScheduler();
+  }
 
   /** Open sockets. */
   get size(): number {
@@ -35,9 +79,19 @@ export class WsHub {
   /** Takes over an upgraded, authenticated socket. */
   accept(ws: WebSocket, auth: AuthUser): void {
     const context = { requestId: randomUUID(), userId: auth.userId };
-    const feeds = new Map<string, TaskFeed>();
-    const send = (message: WsServerMessage) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+    let closed = false;
+    const session: Session = {
+      auth,
+      slots: new Map(),
+      get closed() {
+        return closed;
+      },
+      send: (message) => {
+        if (ws.readyState !== ws.OPEN) return;
+        if (Buffer.isBuffer(message)) ws.send(message, { binary: false });
+        else ws.send(JSON.stringify(message));
+        if (ws.bufferedAmount > this.#maxBuffered) ws.close(SLOW_CLOSE.code, SLOW_CLOSE.reason);
+      },
     };
     let alive = true;
     const ping = setInterval(() => {
@@ -45,6 +99,9 @@ export class WsHub {
       alive = false;
       ws.ping();
     }, this.deps.pingMs ?? WS_PING_MS);
+    const expiresAt = tokenExpiry(auth.claims);
+    const cancelExpiry =
+      expiresAt === undefined ? undefined : this.#expiry.at(expiresAt, () => ws.close(EXPIRED_CLOSE.code, EXPIRED_CLOSE.reason));
     this.#sockets.add(ws);
     ws.on("pong", () => {
       alive = true;
@@ -56,28 +113,25 @@ export class WsHub {
       ws.terminate();
     });
     ws.on("close", () => {
+      closed = true;
       clearInterval(ping);
+      cancelExpiry?.();
       this.#sockets.delete(ws);
-      for (const feed of feeds.values()) feed.close();
-      feeds.clear();
+      for (const taskId of [...session.slots.keys()]) release(session, taskId);
     });
     ws.on("message", (raw, isBinary) => {
       runWithContext(context, () => {
-        void this.#handle(raw.toString(), isBinary, { auth, feeds, send }).catch((error: unknown) => {
+        void this.#handle(raw.toString(), isBinary, session).catch((error: unknown) => {
           const appError = toAppError(error);
           if (appError.status >= 500) this.deps.logger.warn({ err: (error as Error).message }, "websocket message failed");
-          send({ type: "error", code: appError.code, message: appError.expose ? appError.message : "internal error" });
+          session.send({ type: "error", code: appError.code, message: appError.expose ? appError.message : "internal error" });
         });
       });
     });
-    send({ type: "ready", userId: auth.userId });
+    session.send({ type: "ready", userId: auth.userId });
   }
 
-  async #handle(
-    text: string,
-    isBinary: boolean,
-    s: { auth: AuthUser; feeds: Map<string, TaskFeed>; send: (m: WsServerMessage) => void },
-  ): Promise<void> {
+  async #handle(text: string, isBinary: boolean, s: Session): Promise<void> {
     let json: unknown;
     try {
       json = isBinary ? undefined : JSON.parse(text);
@@ -89,38 +143,67 @@ export class WsHub {
     const msg = parsed.data;
     if (msg.type === "ping") return s.send({ type: "pong" });
     if (msg.type === "unsubscribe") {
-      s.feeds.get(msg.taskId)?.close();
-      s.feeds.delete(msg.taskId);
+      release(s, msg.taskId);
       return s.send({ type: "unsubscribed", taskId: msg.taskId });
     }
-    if (s.feeds.has(msg.taskId)) return s.send({ type: "subscribed", taskId: msg.taskId });
-    if (s.feeds.size >= MAX_SUBSCRIPTIONS) {
+    const existing = s.slots.get(msg.taskId);
+    if (existing) {
+      if (await existing.ready) s.send({ type: "subscribed", taskId: msg.taskId });
+      return;
+    }
+    if (s.slots.size >= MAX_SUBSCRIPTIONS) {
       return s.send({ type: "error", code: "rate_limited", message: `at most ${MAX_SUBSCRIPTIONS} subscriptions`, taskId: msg.taskId });
     }
-    const userId = s.auth.userId;
-    if (!(await this.deps.tasks.owns(userId, msg.taskId))) {
-      return s.send({ type: "error", code: "not_found", message: "task not found", taskId: msg.taskId });
+    // Reserve the slot before the first await: concurrent subscribes, an unsubscribe or the
+    // socket's close all see it, and whatever feed this opens is closed if the slot is let go.
+    let settle: (live: boolean) => void = () => undefined;
+    const slot: Slot = { feed: undefined, released: false, ready: new Promise((resolve) => (settle = resolve)) };
+    s.slots.set(msg.taskId, slot);
+    try {
+      const live = await this.#subscribe(s, slot, msg);
+      settle(live);
+    } catch (error) {
+      if (s.slots.get(msg.taskId) === slot) s.slots.delete(msg.taskId);
+      settle(false);
+      throw error;
     }
-    const early: WsServerMessage[] = [];
+  }
+
+  /** Opens the feed of a reserved slot; false when the slot was let go meanwhile (then nothing stays open). */
+  async #subscribe(s: Session, slot: Slot, msg: Extract<WsClientMessage, { type: "subscribe" }>): Promise<boolean> {
+    const { taskId } = msg;
+    const gone = () => slot.released || s.closed;
+    if (!(await this.deps.tasks.owns(s.auth.userId, taskId))) {
+      if (s.slots.get(taskId) === slot) s.slots.delete(taskId);
+      if (!gone()) s.send({ type: "error", code: "not_found", message: "task not found", taskId });
+      return false;
+    }
+    if (gone()) return false;
+    const early: TaskEventView[] = [];
     let live = false;
     const feed = await openTaskFeed(this.deps.bus, {
-      taskId: msg.taskId,
-      userId,
+      taskId,
+      userId: s.auth.userId,
       afterId: parseEventId(msg.lastEventId),
       deliver: (event) => {
-        const out: WsServerMessage = { type: "event", event };
-        if (live) s.send(out);
-        else early.push(out);
-        if (event.type === "task.deleted") {
-          s.feeds.get(msg.taskId)?.close();
-          s.feeds.delete(msg.taskId);
-        }
+        if (!live) return void early.push(event);
+        s.send(wsEventFrame(event));
+        if (event.type === "task.deleted" && s.slots.get(taskId) === slot) release(s, taskId);
       },
     });
-    s.feeds.set(msg.taskId, feed);
-    s.send({ type: "subscribed", taskId: msg.taskId });
+    if (gone()) {
+      feed.close();
+      return false;
+    }
+    slot.feed = feed;
+    s.send({ type: "subscribed", taskId });
     live = true;
-    for (const m of early.splice(0)) s.send(m);
+    for (const event of early.splice(0)) {
+      if (slot.released) break;
+      s.send(wsEventFrame(event));
+      if (event.type === "task.deleted") release(s, taskId);
+    }
+    return true;
   }
 
   /** Closes every socket with 1001 and a reason (graceful shutdown). */
@@ -132,4 +215,14 @@ export class WsHub {
   terminateAll(): void {
     for (const ws of this.#sockets) ws.terminate();
   }
+}
+
+/** Lets go of a socket's subscription: closes its feed now, or makes the subscribe in flight close it. */
+function release(s: Session, taskId: string): void {
+  const slot = s.slots.get(taskId);
+  if (!slot) return;
+  s.slots.delete(taskId);
+  slot.released = true;
+  slot.feed?.close();
+  slot.feed = undefined;
 }

@@ -2,16 +2,17 @@
 export const MAX_UPSTREAM_JSON_BYTES = 64 * 1024;
 
 /**
- * Reads a fetch response body as JSON, but no more than `maxBytes`: a larger body is cancelled
- * and, like a body that is not JSON, yields undefined. An upstream (possibly hostile: an MCP
- * authorization server is chosen by the user) cannot make this process buffer an unbounded body.
+ * Reads a fetch response body as text, but no more than `maxBytes`: a larger body (declared or
+ * streamed) is cancelled and yields undefined, as does a body that fails mid-way. No body is "".
+ * An upstream (possibly hostile) cannot make this process buffer an unbounded body.
  */
-export async function readJsonCapped(response: Response, maxBytes = MAX_UPSTREAM_JSON_BYTES): Promise<unknown> {
+export async function readTextCapped(response: Response, maxBytes = MAX_UPSTREAM_JSON_BYTES): Promise<string | undefined> {
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (declared > maxBytes || !response.body) {
+  if (declared > maxBytes) {
     await response.body?.cancel().catch(() => undefined);
     return undefined;
   }
+  if (!response.body) return "";
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -26,7 +27,21 @@ export async function readJsonCapped(response: Response, maxBytes = MAX_UPSTREAM
       }
       chunks.push(value);
     }
-    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+    return Buffer.concat(chunks).toString("utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads a fetch response body as JSON within `maxBytes` (see {@link readTextCapped}); a body
+ * that is too large, empty or not JSON yields undefined.
+ */
+export async function readJsonCapped(response: Response, maxBytes = MAX_UPSTREAM_JSON_BYTES): Promise<unknown> {
+  const text = await readTextCapped(response, maxBytes);
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }

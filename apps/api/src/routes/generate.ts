@@ -5,8 +5,9 @@ import type { Authenticate } from "../entry/authenticate.js";
 import { readJsonBody } from "../entry/body.js";
 import { requireAuth, streamAuth } from "../entry/stream-auth.js";
 import type { SseHub } from "../events/sse.js";
+import { tokenExpiry } from "../lib/expiry.js";
 import type { ApiRoutes } from "../lib/registry.js";
-import type { TextProvider } from "../services/text-providers.js";
+import type { GenerateChunk, TextProvider } from "../services/text-providers.js";
 
 /** Default output bound when the body names none. */
 export const DEFAULT_MAX_TOKENS = 512;
@@ -14,7 +15,8 @@ export const DEFAULT_MAX_TOKENS = 512;
 /**
  * POST /api/generate/stream: SSE text generation (`delta` events, then `done` or `error`) from the
  * configured provider. The first chunk is awaited before the stream opens, so an unreachable
- * provider is a JSON 503; the provider is aborted when the client disconnects.
+ * provider is a JSON 503; the provider is aborted as soon as the client disconnects, also while
+ * that first chunk is still awaited. The stream ends when the bearer token expires.
  */
 export function generateRoutes(
   api: ApiRoutes,
@@ -33,14 +35,24 @@ export function generateRoutes(
     },
     streamAuth(deps.authenticate),
     async (req, res) => {
-      requireAuth(req);
+      const auth = requireAuth(req);
       const body = parseOrThrow(generateBody, await readJsonBody(req, res));
       const controller = new AbortController();
+      // The response's "close" is the client leaving (or the stream ending): stop the provider.
+      const abort = () => controller.abort();
+      res.on("close", abort);
       const input = { prompt: body.prompt, system: body.system, maxTokens: body.maxTokens ?? DEFAULT_MAX_TOKENS };
       const chunks = deps.provider.generate(input, controller.signal)[Symbol.asyncIterator]();
-      let next = await chunks.next();
-      const stream = deps.sse.open(res);
-      stream.onClose(() => controller.abort());
+      let next: IteratorResult<GenerateChunk>;
+      try {
+        next = await chunks.next();
+      } catch (error) {
+        // The client left while the first chunk was awaited: nobody to answer.
+        if (controller.signal.aborted) return;
+        throw error;
+      }
+      const stream = deps.sse.open(res, { expiresAt: tokenExpiry(auth.claims) });
+      stream.onClose(abort);
       try {
         while (!next.done && !stream.closed) {
           const chunk = next.value;

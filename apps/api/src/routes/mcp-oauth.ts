@@ -1,16 +1,22 @@
 import { mcpAuthorizeQuery, mcpCallbackQuery } from "@app/contracts";
 import { AppError, parseOrThrow } from "@app/http-kit";
 import type { RequestHandler } from "express";
+import type { NonceCookie } from "../lib/oauth-nonce-cookie.js";
 import type { ApiRoutes } from "../lib/registry.js";
-import type { McpOAuthService } from "../services/mcp-oauth.js";
+import { type McpOAuthService, OAUTH_STATE_TTL_MS } from "../services/mcp-oauth.js";
 
 /**
  * The MCP OAuth flow. GET /api/mcp-oauth/authorize is top-level browser navigation and therefore
  * authenticated by the session cookie (through the identity service), never by a bearer; it
- * answers 302 to the authorization server. GET /api/mcp-oauth/callback is authenticated by the
- * single-use state it carries; it stores the tokens and answers 302 back to the web app.
+ * answers 302 to the authorization server and sets the flow's nonce cookie. GET
+ * /api/mcp-oauth/callback is authenticated by the single-use state it carries together with that
+ * cookie (so only the browser that started the flow can finish it); it clears the cookie, stores
+ * the tokens and answers 302 back to the web app.
  */
-export function mcpOAuthRoutes(api: ApiRoutes, deps: { oauth: McpOAuthService; cookieAuth: RequestHandler; returnUrl: string }): void {
+export function mcpOAuthRoutes(
+  api: ApiRoutes,
+  deps: { oauth: McpOAuthService; cookieAuth: RequestHandler; returnUrl: string; nonceCookie: NonceCookie },
+): void {
   api.raw(
     {
       method: "get",
@@ -27,7 +33,8 @@ export function mcpOAuthRoutes(api: ApiRoutes, deps: { oauth: McpOAuthService; c
       const userId = req.cookieUser?.userId;
       if (!userId) throw new AppError("unauthorized", "no valid session: sign in first");
       const { serverId } = parseOrThrow(mcpAuthorizeQuery, req.query, "query");
-      const location = await deps.oauth.begin(userId, serverId);
+      const { location, nonce } = await deps.oauth.begin(userId, serverId);
+      res.append("set-cookie", deps.nonceCookie.set(nonce, OAUTH_STATE_TTL_MS / 1000));
       res.setHeader("cache-control", "no-store");
       res.setHeader("referrer-policy", "no-referrer");
       res.redirect(302, location);
@@ -38,19 +45,22 @@ export function mcpOAuthRoutes(api: ApiRoutes, deps: { oauth: McpOAuthService; c
       method: "get",
       path: "/api/mcp-oauth/callback",
       tag: "mcp",
-      summary: "Finish the flow: exchange the code with the PKCE verifier and store the tokens encrypted (state-authenticated; 302)",
+      summary:
+        "Finish the flow: exchange the code with the PKCE verifier and store the tokens encrypted (state + the flow's nonce cookie; 302)",
       auth: "none",
       query: mcpCallbackQuery,
       status: 302,
       rawResponse: "redirect",
     },
     async (req, res) => {
+      // Whatever the outcome, the nonce is spent: the browser drops it.
+      res.append("set-cookie", deps.nonceCookie.clear());
+      res.setHeader("cache-control", "no-store");
       const query = parseOrThrow(mcpCallbackQuery, req.query, "query");
-      const { serverId } = await deps.oauth.complete(query);
+      const { serverId } = await deps.oauth.complete(query, deps.nonceCookie.read(req));
       const back = new URL(deps.returnUrl);
       back.searchParams.set("mcp", "connected");
       back.searchParams.set("serverId", serverId);
-      res.setHeader("cache-control", "no-store");
       res.setHeader("referrer-policy", "no-referrer");
       res.redirect(302, back.toString());
     },

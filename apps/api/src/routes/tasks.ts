@@ -13,8 +13,10 @@ import type { Authenticate } from "../entry/authenticate.js";
 import { readJsonBody } from "../entry/body.js";
 import { requireAuth, streamAuth } from "../entry/stream-auth.js";
 import type { EventBus } from "../events/bus.js";
+import { eventJson } from "../events/event-json.js";
 import { openTaskFeed, parseEventId } from "../events/feed.js";
 import type { SseHub, SseStream } from "../events/sse.js";
+import { tokenExpiry } from "../lib/expiry.js";
 import { isMultipart, receiveMultipart } from "../lib/multipart.js";
 import { pageResponse } from "../lib/pagination.js";
 import type { ApiRoutes } from "../lib/registry.js";
@@ -113,7 +115,7 @@ export function taskRoutes(api: ApiRoutes, deps: TaskRouteDeps): void {
     },
     auth,
     async (req, res) => {
-      const { userId } = requireAuth(req);
+      const { userId, claims } = requireAuth(req);
       const { id } = parseOrThrow(idParams, req.params, "params");
       if (!(await tasks.owns(userId, id))) throw notFound("task");
       const header = req.headers["last-event-id"];
@@ -122,15 +124,15 @@ export function taskRoutes(api: ApiRoutes, deps: TaskRouteDeps): void {
       const early: TaskEventView[] = [];
       const send = (event: TaskEventView) => {
         if (!stream) return void early.push(event);
-        stream.send({ id: event.id, event: event.type, data: event });
+        stream.send({ id: event.id, event: event.type, json: eventJson(event) });
         if (event.type === "task.deleted") stream.close();
       };
       // Subscribe before the stream starts, so "event delivery unavailable" is still a JSON 503.
       const feed = await openTaskFeed(bus, { taskId: id, userId, afterId, deliver: send });
-      stream = sse.open(res);
+      // A client that left meanwhile gets an already closed stream, which closes the feed at once.
+      stream = sse.open(res, { expiresAt: tokenExpiry(claims) });
       stream.onClose(() => feed.close());
       for (const event of early.splice(0)) send(event);
-      if (req.socket.destroyed) stream.close();
     },
   );
 }

@@ -1,7 +1,9 @@
 import type { CreateMcpServerBody, McpServerView, PageQuery, UpdateMcpServerBody } from "@app/contracts";
 import type { Prisma, PrismaClient } from "@app/db";
+import { AppError } from "@app/http-kit";
 import type { SecretBox } from "@app/secret-box";
 import { newId } from "../lib/ids.js";
+import type { OutboundUrlPolicy } from "../lib/outbound-url.js";
 import { keysetPage, type Page } from "../lib/pagination.js";
 import { notFound } from "./refs.js";
 
@@ -18,6 +20,7 @@ export function mcpServerView(s: Prisma.McpServerModel): McpServerView {
             tokenUrl: s.tokenUrl,
             clientId: s.clientId,
             scope: s.scope,
+            issuer: s.issuer,
             hasClientSecret: s.clientSecret !== null,
           }
         : null,
@@ -34,11 +37,16 @@ export const sealContext = (serverId: string, field: "client_secret" | "access_t
 
 const NO_TOKENS = { accessToken: null, refreshToken: null, tokenExpiresAt: null, connectedAt: null };
 
-/** MCP servers of one user. Changing the URL or OAuth settings drops stored tokens. */
+/**
+ * MCP servers of one user. Changing the URL or OAuth settings drops stored tokens. The OAuth
+ * endpoints must pass the outbound URL policy's static checks when saved (https in production,
+ * no private or loopback address literal); the token URL is checked again, with DNS, on use.
+ */
 export class McpServersService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly box: SecretBox,
+    private readonly policy: OutboundUrlPolicy,
   ) {}
 
   async list(userId: string, query: PageQuery): Promise<Page<McpServerView>> {
@@ -49,13 +57,19 @@ export class McpServersService {
   }
 
   #oauthData(id: string, oauth: CreateMcpServerBody["oauth"] | null) {
-    if (!oauth) return { authorizationUrl: null, tokenUrl: null, clientId: null, clientSecret: null, scope: null };
+    if (!oauth) return { authorizationUrl: null, tokenUrl: null, clientId: null, clientSecret: null, scope: null, issuer: null };
+    const issues = (["authorizationUrl", "tokenUrl"] as const).flatMap((field) => {
+      const problem = this.policy.problem(oauth[field]);
+      return problem ? [{ path: `oauth.${field}`, message: `${field} ${problem}` }] : [];
+    });
+    if (issues.length) throw new AppError("validation_failed", "invalid body: oauth", { issues });
     return {
       authorizationUrl: oauth.authorizationUrl,
       tokenUrl: oauth.tokenUrl,
       clientId: oauth.clientId,
       clientSecret: oauth.clientSecret ? this.box.seal(oauth.clientSecret, sealContext(id, "client_secret")) : null,
       scope: oauth.scope ?? null,
+      issuer: oauth.issuer ?? null,
     };
   }
 

@@ -42,14 +42,22 @@ export interface OpenAiSettings {
   baseUrl: string;
   apiKey: string | undefined;
   model: string;
+  /** Longest wait for the answer's start and between two chunks (default 60 s); then 503 / an `error` event. */
+  timeoutMs?: number;
   fetch?: typeof fetch;
 }
+
+/** Default of {@link OpenAiSettings.timeoutMs}. */
+export const OPENAI_TIMEOUT_MS = 60_000;
 
 interface ChatCompletionChunk {
   choices?: Array<{ delta?: { content?: string | null }; finish_reason?: string | null }>;
 }
 
-/** Splits an SSE byte stream into `data:` payloads. */
+/** Longest single SSE event accepted from a provider (a chunk of generated text is far smaller). */
+export const MAX_PROVIDER_EVENT_CHARS = 1024 * 1024;
+
+/** Splits an SSE byte stream into `data:` payloads; an event longer than {@link MAX_PROVIDER_EVENT_CHARS} is a 503. */
 async function* sseData(body: ReadableStream<Uint8Array>): AsyncIterable<string> {
   const decoder = new TextDecoder();
   let buffer = "";
@@ -67,13 +75,16 @@ async function* sseData(body: ReadableStream<Uint8Array>): AsyncIterable<string>
       if (data) yield data;
       cut = buffer.search(/\r?\n\r?\n/);
     }
+    if (buffer.length > MAX_PROVIDER_EVENT_CHARS) throw new AppError("service_unavailable", "the text provider sent an oversized event");
   }
 }
 
 /**
  * Any OpenAI-compatible `POST {baseUrl}/chat/completions` with `stream: true` (OpenAI, vLLM,
  * llama.cpp server, Ollama's OpenAI endpoint...). Upstream failures become 503 before the stream
- * starts; the upstream request is aborted when the client goes away.
+ * starts; the upstream request is aborted when the client goes away, and when the upstream stays
+ * silent for `timeoutMs` (before answering or between two chunks). The base URL is set by the
+ * operator, not by users, so it is not subject to the outbound URL policy.
  */
 export class OpenAiCompatibleProvider implements TextProvider {
   readonly name = "openai-compatible";
@@ -85,6 +96,31 @@ export class OpenAiCompatibleProvider implements TextProvider {
 
   async *generate(input: GenerateInput, signal: AbortSignal): AsyncIterable<GenerateChunk> {
     const messages = [...(input.system ? [{ role: "system", content: input.system }] : []), { role: "user", content: input.prompt }];
+    const timeoutMs = this.settings.timeoutMs ?? OPENAI_TIMEOUT_MS;
+    const idle = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const rearm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => idle.abort(new AppError("service_unavailable", "the text provider did not answer in time")), timeoutMs);
+    };
+    rearm();
+    const upstream = AbortSignal.any([signal, idle.signal]);
+    try {
+      yield* this.#stream(messages, input.maxTokens, upstream, rearm);
+    } catch (error) {
+      if (idle.signal.aborted && !signal.aborted) throw idle.signal.reason;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async *#stream(
+    messages: Array<{ role: string; content: string }>,
+    maxTokens: number,
+    signal: AbortSignal,
+    onProgress: () => void,
+  ): AsyncIterable<GenerateChunk> {
     let response: Response;
     try {
       response = await this.#fetch(`${this.settings.baseUrl}/chat/completions`, {
@@ -94,18 +130,20 @@ export class OpenAiCompatibleProvider implements TextProvider {
           accept: "text/event-stream",
           ...(this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {}),
         },
-        body: JSON.stringify({ model: this.settings.model, messages, stream: true, max_tokens: input.maxTokens }),
+        body: JSON.stringify({ model: this.settings.model, messages, stream: true, max_tokens: maxTokens }),
         signal,
       });
     } catch (cause) {
       throw new AppError("service_unavailable", "the text provider could not be reached", { cause });
     }
+    onProgress();
     if (!response.ok || !response.body) {
       await response.body?.cancel().catch(() => undefined);
       throw new AppError("service_unavailable", `the text provider answered ${response.status}`);
     }
     let finishReason: "stop" | "length" = "stop";
     for await (const data of sseData(response.body)) {
+      onProgress();
       if (data === "[DONE]") break;
       let chunk: ChatCompletionChunk;
       try {

@@ -3,6 +3,7 @@ import type { PrismaClient, Session, User } from "@app/db";
 import type { Logger } from "pino";
 import { Accounts } from "./accounts.js";
 import { KeySet, type PublicJwk } from "./key-set.js";
+import type { SqlPool } from "./raw-query.js";
 import { type SessionMeta, Sessions } from "./sessions.js";
 import { issueToken } from "./tokens.js";
 
@@ -45,18 +46,25 @@ export class IdentityService {
   readonly #settings: IdentitySettings;
   readonly #now: () => number;
 
-  constructor(deps: { prisma: PrismaClient; logger: Logger; settings: IdentitySettings; now?: () => number }) {
+  /**
+   * @param deps - `pool`: the `pg` pool under `prisma` (`Db.pool`), for the two reads of
+   *   get-session as raw SQL (one round trip each); without it they go through Prisma's raw API.
+   */
+  constructor(deps: { prisma: PrismaClient; pool?: SqlPool; logger: Logger; settings: IdentitySettings; now?: () => number }) {
     this.#now = deps.now ?? Date.now;
     this.#settings = deps.settings;
     this.accounts = new Accounts({ prisma: deps.prisma });
+    const pool = deps.pool === undefined ? {} : { pool: deps.pool };
     this.sessions = new Sessions({
       prisma: deps.prisma,
+      ...pool,
       ttlMs: deps.settings.sessionTtlMs,
       now: this.#now,
       ...(deps.settings.maxSessionsPerUser === undefined ? {} : { maxPerUser: deps.settings.maxSessionsPerUser }),
     });
     this.keys = new KeySet({
       prisma: deps.prisma,
+      ...pool,
       authSecret: deps.settings.authSecret,
       logger: deps.logger,
       now: this.#now,

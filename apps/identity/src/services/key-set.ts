@@ -4,6 +4,7 @@ import type { Jwks, PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
 import { SecretBox } from "@app/secret-box";
 import type { Logger } from "pino";
+import { rawRows, type SqlPool } from "./raw-query.js";
 
 /** Signing algorithm of every key. */
 export const KEY_ALG = "EdDSA";
@@ -47,6 +48,35 @@ export interface KeySetView {
   published: UsableKey[];
 }
 
+/** The jwks columns, as the hot read returns them. */
+interface JwksRow {
+  id: string;
+  alg: string;
+  public_key: string;
+  private_key: string;
+  created_at: Date;
+  retired_at: Date | null;
+}
+
+/** get-session's key set read: every non-retired row, newest first, one round trip. */
+const LIVE_KEYS = {
+  name: "identity-live-jwks",
+  text: `SELECT "id", "alg", "public_key", "private_key", "created_at", "retired_at" FROM "jwks"
+WHERE "retired_at" IS NULL ORDER BY "created_at" DESC`,
+  values: [],
+} as const;
+
+function toJwks(row: JwksRow): Jwks {
+  return {
+    id: row.id,
+    alg: row.alg,
+    publicKey: row.public_key,
+    privateKey: row.private_key,
+    createdAt: row.created_at,
+    retiredAt: row.retired_at,
+  };
+}
+
 function newKeyRow(box: SecretBox, now: Date) {
   const kid = randomUUID();
   const { publicKey, privateKey } = generateKeyPairSync("ed25519");
@@ -69,6 +99,7 @@ function newKeyRow(box: SecretBox, now: Date) {
  */
 export class KeySet {
   readonly #db: PrismaClient;
+  readonly #pool: SqlPool | undefined;
   readonly #box: SecretBox;
   readonly #log: Logger;
   readonly #now: () => number;
@@ -79,8 +110,20 @@ export class KeySet {
 
   readonly #activationDelayMs: number;
 
-  constructor(deps: { prisma: PrismaClient; authSecret: string; logger: Logger; now?: () => number; activationDelayMs?: number }) {
+  /**
+   * @param deps - `pool`: the `pg` pool under `prisma` (`Db.pool`); the hot read of {@link KeySet.view}
+   *   runs on it as raw SQL (without it, through Prisma's raw query API).
+   */
+  constructor(deps: {
+    prisma: PrismaClient;
+    pool?: SqlPool;
+    authSecret: string;
+    logger: Logger;
+    now?: () => number;
+    activationDelayMs?: number;
+  }) {
     this.#db = deps.prisma;
+    this.#pool = deps.pool;
     this.#box = new SecretBox(deps.authSecret, "jwks-private-key");
     this.#log = deps.logger;
     this.#now = deps.now ?? Date.now;
@@ -93,9 +136,12 @@ export class KeySet {
     return new Date(key.createdAt.getTime() + this.#activationDelayMs);
   }
 
-  /** Reads the key set (one query in the steady state), repairing it when needed. */
+  /**
+   * Reads the key set (one raw SQL query in the steady state, never memoized: every instance sees
+   * the table as it is now), repairing it when needed.
+   */
   async view(): Promise<KeySetView> {
-    const rows = await this.#db.jwks.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
+    const rows = (await rawRows<JwksRow>(this.#db, this.#pool, LIVE_KEYS)).map(toJwks);
     const view = await this.#classify(rows);
     if (view) return view;
     return this.#repair();

@@ -1,10 +1,63 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PrismaClient, Session, User } from "@app/db";
+import { type RawQuery, rawRows, type SqlPool } from "./raw-query.js";
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/;
 
 function hashSecret(secret: string): Buffer {
   return createHash("sha256").update(secret).digest();
+}
+
+/** The session row and its user's row, as one statement returns them. */
+interface SessionUserRow {
+  id: string;
+  secret_hash: Uint8Array;
+  user_id: string;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  ip_address: string | null;
+  user_agent: string | null;
+  u_id: string;
+  u_email: string;
+  u_name: string;
+  u_email_verified: boolean;
+  u_created_at: Date;
+  u_updated_at: Date;
+}
+
+/** get-session's session read: the session and its user by session id, one round trip. */
+const SESSION_WITH_USER = `SELECT s."id", s."secret_hash", s."user_id", s."expires_at", s."created_at", s."updated_at",
+  s."ip_address", s."user_agent", u."id" AS "u_id", u."email" AS "u_email", u."name" AS "u_name",
+  u."email_verified" AS "u_email_verified", u."created_at" AS "u_created_at", u."updated_at" AS "u_updated_at"
+FROM "session" s JOIN "user" u ON u."id" = s."user_id" WHERE s."id" = $1`;
+
+function sessionQuery(id: string): RawQuery {
+  return { name: "identity-session-with-user", text: SESSION_WITH_USER, values: [id] };
+}
+
+/** Maps the row to the Prisma shapes the rest of identity uses (bytes as a plain Uint8Array). */
+function toSessionAndUser(row: SessionUserRow): { session: Session; user: User } {
+  return {
+    session: {
+      id: row.id,
+      secretHash: new Uint8Array(row.secret_hash),
+      userId: row.user_id,
+      expiresAt: row.expires_at,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      ipAddress: row.ip_address,
+      userAgent: row.user_agent,
+    },
+    user: {
+      id: row.u_id,
+      email: row.u_email,
+      name: row.u_name,
+      emailVerified: row.u_email_verified,
+      createdAt: row.u_created_at,
+      updatedAt: row.u_updated_at,
+    },
+  };
 }
 
 /** Sessions one user may hold at once unless configured otherwise. */
@@ -31,12 +84,18 @@ export interface SessionMeta {
  */
 export class Sessions {
   readonly #db: PrismaClient;
+  readonly #pool: SqlPool | undefined;
   readonly #ttlMs: number;
   readonly #now: () => number;
   readonly #maxPerUser: number;
 
-  constructor(deps: { prisma: PrismaClient; ttlMs: number; now?: () => number; maxPerUser?: number }) {
+  /**
+   * @param deps - `pool`: the `pg` pool under `prisma` (`Db.pool`); the hot read runs on it as raw
+   *   SQL (without it, through Prisma's raw query API).
+   */
+  constructor(deps: { prisma: PrismaClient; pool?: SqlPool; ttlMs: number; now?: () => number; maxPerUser?: number }) {
     this.#db = deps.prisma;
+    this.#pool = deps.pool;
     this.#ttlMs = deps.ttlMs;
     this.#now = deps.now ?? Date.now;
     this.#maxPerUser = deps.maxPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
@@ -72,22 +131,26 @@ export class Sessions {
     return { token: `${id}.${secret}`, session };
   }
 
-  /** Looks a cookie value up (one query), or undefined when it names no live session. */
+  /**
+   * Looks a cookie value up (one query: session join user by id, raw SQL), or undefined when it
+   * names no live session. The secret's hash is compared in constant time; an expired row is
+   * deleted; a session in the second half of its lifetime is extended.
+   */
   async validate(token: string | undefined): Promise<ActiveSession | undefined> {
     if (!token || !TOKEN_SHAPE.test(token)) return undefined;
     const [id = "", secret = ""] = token.split(".");
-    const found = await this.#db.session.findUnique({ where: { id }, include: { user: true }, relationLoadStrategy: "join" });
-    if (!found) return undefined;
-    const expected = Buffer.from(found.secretHash);
+    const [row] = await rawRows<SessionUserRow>(this.#db, this.#pool, sessionQuery(id));
+    if (!row) return undefined;
+    const expected = Buffer.from(row.secret_hash);
     const actual = hashSecret(secret);
     if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
     const now = this.#now();
-    if (found.expiresAt.getTime() <= now) {
+    if (row.expires_at.getTime() <= now) {
       await this.#db.session.deleteMany({ where: { id } });
       return undefined;
     }
-    const { user, ...session } = found;
-    if (found.expiresAt.getTime() - now < this.#ttlMs / 2) {
+    const { session, user } = toSessionAndUser(row);
+    if (session.expiresAt.getTime() - now < this.#ttlMs / 2) {
       const expiresAt = new Date(now + this.#ttlMs);
       await this.#db.session.updateMany({ where: { id }, data: { expiresAt } });
       return { session: { ...session, expiresAt }, user, refreshed: true };

@@ -1,0 +1,170 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import express from "express";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { setContextUser } from "./context.js";
+import { errorHandler } from "./error-handler.js";
+import { createLogger, requestLogging } from "./logger.js";
+
+const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** Child processes import the built package (run `pnpm build` first), from the package directory. */
+const DIST = path.join(PACKAGE, "dist/index.js");
+
+function capture(level = "info") {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
+  const logger = createLogger({ name: "test", level, destination });
+  return { lines, logger, parsed: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+function app(logger: ReturnType<typeof createLogger>) {
+  const a = express();
+  a.use(requestLogging(logger));
+  a.get("/me", (_req, res) => {
+    setContextUser("user-1");
+    res.json({ ok: true });
+  });
+  a.get("/missing", (_req, res) => {
+    res.status(404).json({ ok: false });
+  });
+  a.get("/boom", () => {
+    throw new Error("boom");
+  });
+  a.use(errorHandler({ logger }));
+  return a;
+}
+
+describe("access log", () => {
+  it("writes one line per response with method, redacted URL, status, duration and ids", async () => {
+    const { logger, parsed } = capture();
+    await request(app(logger))
+      .get("/me?token=abc.def.ghi&x=1")
+      .set("x-request-id", "rid-1")
+      .set("authorization", "Bearer abc.def.ghi")
+      .set("cookie", "identity.session_token=s3cr3t")
+      .expect(200);
+    const [line] = parsed();
+    expect(line).toMatchObject({
+      level: 30,
+      name: "test",
+      reqId: "rid-1",
+      requestId: "rid-1",
+      userId: "user-1",
+      req: { method: "GET", url: "/me?token=[REDACTED]&x=1" },
+      res: { statusCode: 200 },
+      msg: "request completed",
+    });
+    expect(typeof line?.responseTime).toBe("number");
+    expect(Object.keys(line?.req ?? {})).toEqual(["method", "url"]);
+    expect(JSON.stringify(parsed())).not.toMatch(/abc\.def\.ghi|s3cr3t|Bearer/);
+  });
+
+  it("logs 4xx at warn without a user, 5xx at error with an err, and ignores an unsafe request id", async () => {
+    const { logger, parsed } = capture();
+    const a = app(logger);
+    const missing = await request(a).get("/missing").set("x-request-id", "bad id!").expect(404);
+    await request(a).get("/boom").expect(500);
+    const access = parsed().filter((l) => l.req !== undefined);
+    expect(access[0]).toMatchObject({ level: 40, res: { statusCode: 404 }, msg: "request completed" });
+    expect(access[0]?.userId).toBeUndefined();
+    expect(access[0]?.requestId).toBe(missing.headers["x-request-id"]);
+    expect(access[0]?.requestId).not.toBe("bad id!");
+    expect(access[1]).toMatchObject({ level: 50, res: { statusCode: 500 }, msg: "request errored" });
+    expect(access[1]?.err).toMatchObject({ message: "failed with status code 500" });
+  });
+
+  it("follows the logger's level", async () => {
+    const { logger, parsed } = capture("warn");
+    const a = app(logger);
+    await request(a).get("/me").expect(200);
+    await request(a).get("/missing").expect(404);
+    expect(parsed().map((l) => l.res)).toEqual([{ statusCode: 404 }]);
+  });
+});
+
+/** Runs a script in a child process (importing the built http-kit) and collects its stdout. */
+function runChild(script: string): Promise<{ code: number | null; lines: string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: PACKAGE, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      err += chunk.toString("utf8");
+    });
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      if (code !== 0) reject(new Error(`child exited ${code}: ${err}`));
+      else resolve({ code, lines: out.split("\n").filter((l) => l.length > 0) });
+    });
+  });
+}
+
+describe("stdout destination (buffered, asynchronous)", () => {
+  it("writes out every buffered access line when the process exits right after logging", async () => {
+    const script = `
+      import { createLogger, requestLogging } from ${JSON.stringify(DIST)};
+      import express from "express";
+      import http from "node:http";
+      const logger = createLogger({ name: "child" });
+      const app = express();
+      app.use(requestLogging(logger));
+      app.get("/x", (_req, res) => { res.json({ ok: true }); });
+      const server = app.listen(0, "127.0.0.1", async () => {
+        const { port } = server.address();
+        const agent = new http.Agent({ keepAlive: true });
+        for (let i = 0; i < 40; i++) {
+          await new Promise((done) => http.get({ port, path: "/x?i=" + i, agent }, (r) => { r.resume(); r.on("end", done); }));
+        }
+        logger.info("before exit");
+        process.exit(0);
+      });`;
+    const { lines } = await runChild(script);
+    const parsed = lines.map((l) => JSON.parse(l) as { msg?: string; req?: { url?: string } });
+    expect(parsed.filter((l) => l.msg === "request completed").map((l) => l.req?.url)).toEqual(
+      Array.from({ length: 40 }, (_, i) => `/x?i=${i}`),
+    );
+    expect(parsed.at(-1)?.msg).toBe("before exit");
+  });
+
+  it("delivers lines while the process keeps running: other lines at once, access lines within the flush interval", async () => {
+    const script = `
+      import { createLogger, requestLogging } from ${JSON.stringify(DIST)};
+      import express from "express";
+      import http from "node:http";
+      const logger = createLogger({ name: "child" });
+      const app = express();
+      app.use(requestLogging(logger));
+      app.get("/x", (_req, res) => { res.json({ ok: true }); });
+      const server = app.listen(0, "127.0.0.1", () => {
+        logger.info({ port: 1 }, "listening");
+        http.get({ port: server.address().port, path: "/x" }, (r) => r.resume());
+      });`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: PACKAGE, stdio: ["ignore", "pipe", "inherit"] });
+    const lines: Array<{ msg?: string }> = [];
+    let buffered = "";
+    await new Promise<void>((resolve, reject) => {
+      child.once("exit", (code) => reject(new Error(`child exited ${code} before logging both lines`)));
+      child.stdout.on("data", (chunk: Buffer) => {
+        buffered += chunk.toString("utf8");
+        const complete = buffered.split("\n");
+        buffered = complete.pop() ?? "";
+        for (const l of complete) if (l) lines.push(JSON.parse(l) as { msg?: string });
+        if (lines.some((l) => l.msg === "request completed")) resolve();
+      });
+    });
+    child.removeAllListeners("exit");
+    child.kill("SIGKILL"); // no exit handler runs: what arrived was written while running
+    expect(lines.map((l) => l.msg)).toEqual(["listening", "request completed"]);
+  });
+});
