@@ -17,6 +17,18 @@ describe("api config", () => {
     expect(c.mcpRedirectUri).toBe("https://app.example.com/api/mcp-oauth/callback");
   });
 
+  it("normalises CORS origins, refuses wildcards, and reads TRUST_PROXY like identity does", () => {
+    const c = testConfig({
+      DATABASE_URL: "postgresql://x/y",
+      CORS_ORIGINS: "https://app.example.com/, http://localhost:5173",
+      TRUST_PROXY: "true",
+    });
+    expect(c.corsOrigins).toContain("https://app.example.com");
+    expect(c.trustProxy).toBe(true);
+    expect(testConfig({ DATABASE_URL: "postgresql://x/y", TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(() => testConfig({ DATABASE_URL: "postgresql://x/y", CORS_ORIGINS: "*" })).toThrow();
+  });
+
   it("requires a long DATA_ENCRYPTION_KEY in production", () => {
     expect(() => testConfig({ DATABASE_URL: "postgresql://x/y", NODE_ENV: "production", DATA_ENCRYPTION_KEY: "short" })).toThrow(
       /DATA_ENCRYPTION_KEY/,

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { commaList, loadConfig, portSchema } from "@app/http-kit";
+import { commaList, loadConfig, originList, portSchema, trustProxySchema } from "@app/http-kit";
 import { z } from "zod";
 
 const MIB = 1024 * 1024;
@@ -52,7 +52,7 @@ const schema = z
       .default(10 * 60 * 1000),
     SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(10_000),
     VERIFY_CACHE: bool.default("true"),
-    CORS_ORIGINS: commaList,
+    CORS_ORIGINS: originList,
     CORS_EXPOSE_AUTH_HEADER: bool.default("true"),
     UPLOAD_DIR: z.string().min(1).default(".data/uploads"),
     UPLOAD_MAX_BYTES: z.coerce
@@ -73,7 +73,7 @@ const schema = z
     WS_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1).default(MIB),
     EVENT_BUS_HEARTBEAT_MS: z.coerce.number().int().min(10).default(30_000),
     EVENT_BUS_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(10).default(5_000),
-    TRUST_PROXY: z.string().default("loopback"),
+    TRUST_PROXY: trustProxySchema,
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .superRefine((env, ctx) => {
@@ -140,7 +140,7 @@ export interface ApiConfig {
   /** Liveness probe of the LISTEN connection: interval and how long the `SELECT 1` may take. */
   eventBusHeartbeatMs: number;
   eventBusHeartbeatTimeoutMs: number;
-  trustProxy: string;
+  trustProxy: boolean | number | string;
   logLevel: string;
 }
 
