@@ -89,9 +89,13 @@ export class Http {
         credentials: "omit",
         headers: { ...options.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
       });
-    const first = await attempt(this.tokens.get());
+    const sent = this.tokens.get();
+    const first = await attempt(sent);
     if (first.status !== 401) return first;
-    const { token } = await this.refresh().catch(() => ({ token: null }));
+    // A concurrent call may already have refreshed while this one was in flight: then retry with
+    // the token it stored instead of asking get-session again.
+    const current = this.tokens.get();
+    const { token } = current && current !== sent ? { token: current } : await this.refresh().catch(() => ({ token: null }));
     if (!token) return first;
     await first.body?.cancel().catch(() => undefined);
     const second = await attempt(token);
