@@ -3,7 +3,7 @@
 // and two APIs behind the gateway on a throw-away database (a new database on DATABASE_URL's
 // server, or an embedded PostgreSQL when DATABASE_URL is unset), a steady load of authenticated
 // requests, then a report; exit 1 on any non-2xx answer or a memory growth over
-// SOAK_MAX_RSS_GROWTH_MB (default 30) of memory-floor rise in any process.
+// SOAK_MAX_RSS_GROWTH_MB (default 50) of memory-floor rise in any process.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -30,7 +30,7 @@ if (!(seconds > 0 && rps > 0 && workers > 0)) {
   process.stderr.write("usage: pnpm soak --seconds N [--rps R] [--workers W]\n");
   process.exit(2);
 }
-const maxGrowthMb = Number(process.env.SOAK_MAX_RSS_GROWTH_MB ?? 30);
+const maxGrowthMb = Number(process.env.SOAK_MAX_RSS_GROWTH_MB ?? 50);
 const log = (line: string) => process.stdout.write(`soak     | ${line}\n`);
 
 let embedded: EmbeddedPostgresHandle | undefined;
