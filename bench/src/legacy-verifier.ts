@@ -109,6 +109,8 @@ export function createLegacyVerifier(options: LegacyVerifierOptions) {
 
   return {
     verify,
+    /** The previous path had no synchronous answer: always a promise. */
+    verifyNow: verify,
     stats: (): LegacyVerifierStats => ({ verifications, cacheHits }),
     close: () => cache.clear(),
   };

@@ -92,6 +92,50 @@ async function runHttp(spec: HttpSpec): Promise<HttpResult> {
   };
 }
 
+/**
+ * Two loads at once, one per server, for the same duration: both servers share one core, so
+ * whatever else the machine does at that moment slows both alike and their req/s ratio is the
+ * ratio of their CPU cost per request. Warm-ups run together too.
+ */
+async function runPair(a: HttpSpec, b: HttpSpec): Promise<[HttpResult, HttpResult]> {
+  if (a.warmupSec > 0) {
+    await Promise.all([cannon(a, { durationSec: a.warmupSec }), cannon(b, { durationSec: b.warmupSec })]);
+  }
+  const measure = async (spec: HttpSpec): Promise<HttpResult> => {
+    const cpu0 = cpuMsOf(spec.serverPids);
+    const result = await cannon(spec, { durationSec: spec.durationSec });
+    const serverCpuMs = cpuMsOf(spec.serverPids) - cpu0;
+    const statusCodes: Record<string, number> = {};
+    for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number(stat?.count ?? 0);
+    const requests = Object.values(statusCodes).reduce((x, y) => x + y, 0);
+    return {
+      requests,
+      durationSec: result.duration,
+      rps: requests / result.duration,
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors,
+      timeouts: result.timeouts,
+      statusCodes,
+      serverCpuMs,
+      extraCpuMs: 0,
+      loaderCpuPct: Number.NaN,
+    };
+  };
+  const self0 = process.cpuUsage();
+  const t0 = performance.now();
+  const results = await Promise.all([measure(a), measure(b)]);
+  const self = process.cpuUsage(self0);
+  // One process generates both loads: its CPU share is reported on both results.
+  const loaderCpuPct = ((self.user + self.system) / 1000 / (performance.now() - t0)) * 100;
+  return [
+    { ...results[0], loaderCpuPct },
+    { ...results[1], loaderCpuPct },
+  ];
+}
+
 // ---- streaming clients ------------------------------------------------------------------------
 
 const MARKER = /bench:(\d+):(\d+)/g;
@@ -275,6 +319,8 @@ async function handle(command: Command): Promise<unknown> {
     case "pool":
       pools.set(command.name, command.values);
       return { size: command.values.length };
+    case "http-pair":
+      return runPair(command.a, command.b);
     case "http":
       return runHttp(command.spec);
     case "open-streams":

@@ -13,6 +13,7 @@ import path from "node:path";
 import { ROOT } from "@app/stack";
 import { cleanupAll, installSignalHandlers } from "./cleanup.js";
 import { type Cores, pinDatabase, startDatabase, startLoadWorker, startReferenceServer, startStack } from "./infra.js";
+import { pairsScenario } from "./pairs.js";
 import { canPin, pin } from "./proc.js";
 import { type RunReport, renderReport } from "./report.js";
 import {
@@ -89,6 +90,14 @@ async function main(): Promise<number> {
     issuer: stack.baseUrl,
     logLevel: settings.logLevel,
   });
+  const refB = want("pairs")
+    ? await startReferenceServer(cores.server, {
+        databaseUrl: db.url,
+        jwksUrl: `${identityUrl}/api/auth/jwks`,
+        issuer: stack.baseUrl,
+        logLevel: settings.logLevel,
+      })
+    : undefined;
   pinDatabase(db, cores.server);
   const worker = await startLoadWorker(cores.load);
 
@@ -98,7 +107,7 @@ async function main(): Promise<number> {
   const users = await signUpUsers(identityUrl, settings.users, runId);
   const userTokens = await issueTokens(identityUrl, users, users.length);
   const hotToken = userTokens[0] as string;
-  const needPools = want("auth") || want("memory") || want("profile");
+  const needPools = want("auth") || want("pairs") || want("memory") || want("profile");
   if (needPools) {
     // The cold pool is larger than the verify cache bound, and the verifier caches a token on its
     // second sighting only, so the cold rotation always misses. The memory scenario caches tokens
@@ -129,6 +138,7 @@ async function main(): Promise<number> {
     db,
     stack,
     ref,
+    ...(refB ? { refB } : {}),
     worker,
     log,
     users,
@@ -155,6 +165,8 @@ async function main(): Promise<number> {
   if (micro) report.micro = micro;
   const memory = await attempt("memory", () => memoryScenario(ctx));
   if (memory) report.memory = memory;
+  const pairs = await attempt("pairs", () => pairsScenario(ctx));
+  if (pairs) report.pairs = pairs;
   const auth = await attempt("auth", () => authScenario(ctx));
   if (auth) {
     const plain = auth.find((v) => v.key === "plain");

@@ -101,6 +101,7 @@ export interface PublishResult {
 export type Command =
   | { id: number; cmd: "pool"; name: string; values: string[] }
   | { id: number; cmd: "http"; spec: HttpSpec }
+  | { id: number; cmd: "http-pair"; a: HttpSpec; b: HttpSpec }
   | { id: number; cmd: "open-streams"; spec: StreamsSpec; kind: "ws" | "sse" }
   | { id: number; cmd: "publish"; spec: PublishSpec }
   | { id: number; cmd: "close-streams" };

@@ -17,6 +17,8 @@ export interface Ctx {
   db: Database;
   stack: Stack;
   ref: ReferenceServer;
+  /** A second, identical reference server on the same core (the pairs scenario). */
+  refB?: ReferenceServer;
   worker: LoadWorker;
   log: (line: string) => void;
   users: SeedUser[];

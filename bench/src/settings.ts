@@ -1,5 +1,5 @@
 /** Command-line settings of `pnpm bench`. */
-export const SCENARIOS = ["micro", "memory", "auth", "identity", "jwks", "streaming", "profile"] as const;
+export const SCENARIOS = ["micro", "memory", "pairs", "auth", "identity", "jwks", "streaming", "profile"] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface Settings {
@@ -9,6 +9,10 @@ export interface Settings {
   durationSec: number;
   warmupSec: number;
   connections: number;
+  /** Rounds of the simultaneous pairs (each pair once per round, servers swapping sides). */
+  pairRounds: number;
+  /** Seconds of each simultaneous pair run. */
+  pairDurationSec: number;
   /** Distinct valid tokens for the cold path: above the verify cache bound, so LRU round-robin always misses. */
   coldTokens: number;
   /** Distinct tokens held in the cache for the memory scenario (the cache bound). */
@@ -26,7 +30,7 @@ export interface Settings {
   docsPath: string | undefined;
 }
 
-const USAGE = `pnpm bench [--quick] [--only a,b] [--rounds N] [--duration S] [--connections N] [--log-level L] [--no-write] [--no-pin]
+const USAGE = `pnpm bench [--quick] [--only a,b] [--rounds N] [--duration S] [--connections N] [--pair-rounds N] [--log-level L] [--no-write] [--no-pin]
 scenarios: ${SCENARIOS.join(", ")} (default: all; "profile" only in a full run or when named)`;
 
 export function parseSettings(argv: readonly string[]): Settings {
@@ -65,6 +69,8 @@ export function parseSettings(argv: readonly string[]): Settings {
     durationSec: num("--duration", quick ? 2 : 5),
     warmupSec: quick ? 0.5 : 1,
     connections: num("--connections", 16),
+    pairRounds: num("--pair-rounds", quick ? 4 : 8),
+    pairDurationSec: quick ? 2 : 3,
     coldTokens: 12_000,
     cachedTokens: 10_000,
     users: quick ? 10 : 20,

@@ -69,6 +69,15 @@ export interface Verifier {
    */
   verify(authorization: string | undefined | null): Promise<VerifiedToken>;
   /**
+   * {@link Verifier.verify} without a promise when none is needed: the steady state (a cache hit
+   * while the key set is fresh, or a token signed by a key of the fresh set) returns the verified
+   * token itself and throws a failure found on the way; only when the key set must be fetched or
+   * awaited (first use, refresh due, unknown kid) does it return a promise, which then rejects on
+   * failure. Same checks, same error codes, same counters as `verify`.
+   * @throws AuthVerifyError - synchronously, when the answer did not need the key set.
+   */
+  verifyNow(authorization: string | undefined | null): VerifiedToken | Promise<VerifiedToken>;
+  /**
    * Verifies a bare compact JWT.
    * @throws AuthVerifyError - never returns null.
    */
@@ -200,7 +209,31 @@ export function createVerifier(options: VerifierOptions): Verifier {
     return keySet.getKey(header.kid).then((loaded) => finish(token, header, loaded, nowMs));
   }
 
-  async function verifyToken(token: string | undefined | null): Promise<VerifiedToken> {
+  /** Counts and converts a failure of the asynchronous part. */
+  function settle(pending: Promise<VerifiedToken>): Promise<VerifiedToken> {
+    return pending.catch((error: unknown) => {
+      failures += 1;
+      throw toAuthVerifyError(error);
+    });
+  }
+
+  /**
+   * A hit whose key set is due for a refresh is served only after the key is asked for again, as
+   * for an uncached token: a set past its stale-if-error window answers jwks_unavailable, a refresh
+   * without the kid unknown_key, and a refresh that changed the kid's key material drops the entry
+   * (verified again below). Without this a cached token outlived its key set.
+   */
+  async function revalidateHit(token: string, hit: VerifiedToken, nowMs: number): Promise<VerifiedToken> {
+    await keySet.getKey(hit.kid);
+    if (cache.has(token)) {
+      cacheHits += 1;
+      return hit;
+    }
+    return verifyFresh(token, nowMs);
+  }
+
+  /** The one implementation behind every entry: synchronous unless the key set must be awaited. */
+  function verifyTokenNow(token: string | undefined | null): VerifiedToken | Promise<VerifiedToken> {
     verifications += 1;
     try {
       if (token === undefined || token === null || token === "") throw new AuthVerifyError("missing_token");
@@ -208,29 +241,21 @@ export function createVerifier(options: VerifierOptions): Verifier {
       const nowMs = now();
       const hit = cache.get(token, nowMs);
       if (hit !== undefined) {
-        // A hit is served only while its key set is fresh. Once the set is due for a refresh the
-        // key is asked for again, as for an uncached token: a set past its stale-if-error window
-        // answers jwks_unavailable, a refresh without the kid unknown_key, and a refresh that
-        // changed the kid's key material drops the entry (verified again below). Without this a
-        // cached token outlived its key set.
-        let serve = true;
-        if (!keySet.isFresh()) {
-          await keySet.getKey(hit.kid);
-          serve = cache.has(token);
-        }
-        if (serve) {
+        if (keySet.isFresh()) {
           cacheHits += 1;
           return hit;
         }
+        return settle(revalidateHit(token, hit, nowMs));
       }
-      return await verifyFresh(token, nowMs);
+      const fresh = verifyFresh(token, nowMs);
+      return fresh instanceof Promise ? settle(fresh) : fresh;
     } catch (error) {
       failures += 1;
       throw toAuthVerifyError(error);
     }
   }
 
-  async function verify(authorization: string | undefined | null): Promise<VerifiedToken> {
+  function verifyNow(authorization: string | undefined | null): VerifiedToken | Promise<VerifiedToken> {
     let token: string;
     try {
       if (typeof authorization === "string" && authorization.length > maxTokenLength + BEARER_PREFIX.length) {
@@ -242,11 +267,21 @@ export function createVerifier(options: VerifierOptions): Verifier {
       failures += 1;
       throw toAuthVerifyError(error);
     }
-    return verifyToken(token);
+    return verifyTokenNow(token);
+  }
+
+  // `async` turns a synchronous throw of the shared implementation into a rejection.
+  async function verifyToken(token: string | undefined | null): Promise<VerifiedToken> {
+    return verifyTokenNow(token);
+  }
+
+  async function verify(authorization: string | undefined | null): Promise<VerifiedToken> {
+    return verifyNow(authorization);
   }
 
   return {
     verify,
+    verifyNow,
     verifyToken,
     keySet,
     stats: () => ({

@@ -5,10 +5,10 @@ import { type SoakStack, startSoakStack } from "./soak-stack.js";
 
 // The soak: two identities and two APIs behind the gateway under a steady load of authenticated
 // requests for SOAK_SECONDS (60 in CI; `pnpm soak --seconds N` runs the same for any duration).
-// Zero non-2xx answers, and the resident memory of every process stays flat: its floor (the
-// lowest reading of the last third against the lowest of the first half) rises less than
-// SOAK_MAX_RSS_GROWTH_MB; garbage collection moves the peaks, a leak raises the floor. And no
-// process ever grows more than 150 MiB over the whole run.
+// Zero non-2xx answers, and the resident memory of every process stays flat: its level (the
+// median reading of the last third against the median of the first half) rises less than
+// SOAK_MAX_RSS_GROWTH_MB; garbage collection moves single readings, a leak moves the level. And
+// no process ever grows more than 150 MiB over the whole run.
 const SECONDS = Number(process.env.SOAK_SECONDS ?? (process.env.CI ? 60 : 20));
 const MAX_GROWTH_MB = Number(process.env.SOAK_MAX_RSS_GROWTH_MB ?? 50);
 const lines: string[] = [];

@@ -30,16 +30,44 @@ export interface SoakOptions {
 export interface RssReport {
   name: string;
   startMb: number;
-  /** Lowest reading in the first half of the measured window. */
+  /** The typical (median) reading of the first half of the measured window. */
   midMb: number;
   endMb: number;
   maxMb: number;
   /**
-   * How much the memory floor rose: the lowest reading of the last third minus the lowest of
-   * the first half. Garbage collection makes peaks come and go; a leak raises the floor, so this
-   * is the number to bound.
+   * How much the memory level rose: the median reading of the last third minus the median of the
+   * first half. Garbage collection makes single readings jump up and down by tens of MiB; a leak
+   * moves every reading, hence the medians, so this is the number to bound. (Lowest readings were
+   * used before: one GC dip in the first half then looked like a 30+ MiB rise.)
    */
   lateGrowthMb: number;
+}
+
+/** One resident-memory reading: when (epoch ms) and how many bytes. */
+export interface RssReading {
+  at: number;
+  bytes: number;
+}
+
+function medianOf(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/**
+ * The memory levels of one process from its readings: the median of the first half (readings at
+ * or before `halfway`) and of the last third (at or after `lastThird`), in bytes. With no reading
+ * in a phase, the first or the last reading stands in.
+ */
+export function memoryLevels(readings: readonly RssReading[], halfway: number, lastThird: number): { early: number; late: number } {
+  const early = readings.filter((r) => r.at <= halfway).map((r) => r.bytes);
+  const late = readings.filter((r) => r.at >= lastThird).map((r) => r.bytes);
+  return {
+    early: early.length ? medianOf(early) : (readings[0]?.bytes ?? 0),
+    late: late.length ? medianOf(late) : (readings[readings.length - 1]?.bytes ?? 0),
+  };
 }
 
 /** What a soak measured. */
@@ -98,23 +126,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const end = measuredFrom + options.seconds * 1000;
   const halfway = measuredFrom + (options.seconds * 1000) / 2;
   const lastThird = measuredFrom + (options.seconds * 1000 * 2) / 3;
-  const rss = new Map<string, { start: number; firstFloor: number; lateFloor: number; end: number; max: number }>();
+  const readings = new Map<string, RssReading[]>(options.watch.map((w) => [w.name, []]));
   const sample = (first: boolean) => {
-    const now = Date.now();
+    const at = Date.now();
     for (const w of options.watch) {
-      const bytes = rssOf(w.pid);
-      const seen = rss.get(w.name);
-      if (first || !seen) {
-        rss.set(w.name, { start: bytes, firstFloor: bytes, lateFloor: Number.POSITIVE_INFINITY, end: bytes, max: bytes });
-        continue;
-      }
-      rss.set(w.name, {
-        start: seen.start,
-        firstFloor: now <= halfway ? Math.min(seen.firstFloor, bytes) : seen.firstFloor,
-        lateFloor: now >= lastThird ? Math.min(seen.lateFloor, bytes) : seen.lateFloor,
-        end: bytes,
-        max: Math.max(seen.max, bytes),
-      });
+      const list = readings.get(w.name) as RssReading[];
+      if (first) list.length = 0;
+      list.push({ at, bytes: rssOf(w.pid) });
     }
   };
   let counter = 0;
@@ -169,15 +187,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     p50Ms: at(0.5),
     p99Ms: at(0.99),
     rss: options.watch.map((w) => {
-      const r = rss.get(w.name) ?? { start: 0, firstFloor: 0, lateFloor: 0, end: 0, max: 0 };
-      const lateFloor = Number.isFinite(r.lateFloor) ? r.lateFloor : r.end;
+      const list = readings.get(w.name) ?? [];
+      const bytes = list.map((r) => r.bytes);
+      const levels = memoryLevels(list, halfway, lastThird);
       return {
         name: w.name,
-        startMb: round(r.start / MB),
-        midMb: round(r.firstFloor / MB),
-        endMb: round(r.end / MB),
-        maxMb: round(r.max / MB),
-        lateGrowthMb: round((lateFloor - r.firstFloor) / MB),
+        startMb: round((bytes[0] ?? 0) / MB),
+        midMb: round(levels.early / MB),
+        endMb: round((bytes[bytes.length - 1] ?? 0) / MB),
+        maxMb: round(Math.max(0, ...bytes) / MB),
+        lateGrowthMb: round((levels.late - levels.early) / MB),
       };
     }),
   };
@@ -186,7 +205,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 /** One line per fact, for people and CI logs. */
 export function describeSoak(result: SoakResult): string {
   const memory = result.rss
-    .map((r) => `${r.name} ${r.startMb} -> ${r.midMb} -> ${r.endMb} MiB (max ${r.maxMb}, floor rise ${r.lateGrowthMb})`)
+    .map((r) => `${r.name} ${r.startMb} -> ${r.midMb} -> ${r.endMb} MiB (max ${r.maxMb}, level rise ${r.lateGrowthMb})`)
     .join("; ");
   return [
     `soak: ${result.requests} requests in ${result.seconds} s measured (+ warm-up): ${result.rps} req/s, ${result.errors} errors, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,

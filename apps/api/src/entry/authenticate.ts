@@ -19,10 +19,12 @@ declare global {
 /**
  * The one verification primitive every entry pattern calls: an `Authorization` header value in, a
  * verified user out. It only checks the signature against the in-memory key set and the claims:
- * zero database queries. Failures become an {@link AppError} with the verifier's own code
- * (401, or 503 `jwks_unavailable`).
+ * zero database queries. In the steady state (key set fresh) it answers synchronously, returning
+ * the user or throwing; it returns a promise only while the key set must be fetched (first use,
+ * refresh due, unknown kid). Failures become an {@link AppError} with the verifier's own code
+ * (401, or 503 `jwks_unavailable`), thrown or rejected accordingly.
  */
-export type Authenticate = (authorization: string | undefined) => Promise<AuthUser>;
+export type Authenticate = (authorization: string | undefined) => AuthUser | Promise<AuthUser>;
 
 const INVALID_TOKEN = { "WWW-Authenticate": `Bearer error="invalid_token"` };
 
@@ -43,13 +45,18 @@ export function toAuthError(error: unknown): AppError {
 }
 
 /** Wraps a verifier as the {@link Authenticate} primitive. */
-export function createAuthenticate(verifier: Pick<Verifier, "verify">): Authenticate {
-  return async (authorization) => {
+export function createAuthenticate(verifier: Pick<Verifier, "verifyNow">): Authenticate {
+  const reject = (error: unknown): never => {
+    throw toAuthError(error);
+  };
+  return (authorization) => {
+    let result: AuthUser | Promise<AuthUser>;
     try {
-      return await verifier.verify(authorization);
+      result = verifier.verifyNow(authorization);
     } catch (error) {
-      throw toAuthError(error);
+      return reject(error);
     }
+    return result instanceof Promise ? result.catch(reject) : result;
   };
 }
 

@@ -40,11 +40,8 @@ export interface JsonRouteSpec<
   handler: (ctx: JsonContext<Out<P>, Out<Q>, Out<B>>) => Promise<R> | R;
 }
 
-async function authOf(req: Request, authenticate: Authenticate): Promise<AuthUser> {
-  const auth = req.auth ?? (await authenticate(authorizationOf(req)));
-  req.auth = auth;
-  setContextUser(auth.userId);
-  return auth;
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return value instanceof Promise;
 }
 
 /**
@@ -52,17 +49,29 @@ async function authOf(req: Request, authenticate: Authenticate): Promise<AuthUse
  * the request context with the user, then validate params, query and body with the contracts
  * schemas (400 `validation_failed`), call the handler, and answer `ok(data)` with the declared
  * status (204: no body). A bearer is required; a cookie is never read.
+ *
+ * No step awaits unless it has to: authentication in the steady state, validation and a handler
+ * that answers from the claims (GET /api/me) all run synchronously in the request's own turn, so
+ * such a route costs no promise at all; a body, a database-backed handler or a key-set fetch
+ * continue asynchronously. A failure is thrown or rejected, and Express 5 passes either to the
+ * error handler.
  */
 export function jsonRoute<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined, R>(
   authenticate: Authenticate,
   spec: JsonRouteSpec<P, Q, B, R>,
 ): RequestHandler {
-  return async (req: Request, res: Response) => {
-    const auth = await authOf(req, authenticate);
-    const params = (spec.params ? parseOrThrow(spec.params, req.params, "params") : undefined) as Out<P>;
-    const query = (spec.query ? parseOrThrow(spec.query, req.query, "query") : undefined) as Out<Q>;
-    const body = (spec.body ? parseOrThrow(spec.body, await readJsonBody(req, res), "body") : undefined) as Out<B>;
-    const data = await spec.handler({
+  const status = spec.status ?? 200;
+
+  function send(res: Response, data: R): void {
+    if (status === 204) {
+      res.status(204).end();
+      return;
+    }
+    res.status(status).json(ok(data));
+  }
+
+  function run(req: Request, res: Response, auth: AuthUser, params: Out<P>, query: Out<Q>, body: Out<B>): void | Promise<void> {
+    const data = spec.handler({
       userId: auth.userId,
       auth,
       params,
@@ -71,11 +80,24 @@ export function jsonRoute<P extends z.ZodType | undefined, Q extends z.ZodType |
       setHeader: (name, value) => res.setHeader(name, value),
       url: req.originalUrl,
     });
-    const status = spec.status ?? 200;
-    if (status === 204) {
-      res.status(204).end();
-      return;
-    }
-    res.status(status).json(ok(data));
+    if (isPromise(data)) return data.then((value) => send(res, value));
+    send(res, data);
+  }
+
+  function authenticated(req: Request, res: Response, auth: AuthUser): void | Promise<void> {
+    req.auth = auth;
+    setContextUser(auth.userId);
+    // Params and query are checked before the body is read (a bad id answers 400 without reading it).
+    const params = (spec.params ? parseOrThrow(spec.params, req.params, "params") : undefined) as Out<P>;
+    const query = (spec.query ? parseOrThrow(spec.query, req.query, "query") : undefined) as Out<Q>;
+    const bodySchema = spec.body;
+    if (!bodySchema) return run(req, res, auth, params, query, undefined as Out<B>);
+    return readJsonBody(req, res).then((raw) => run(req, res, auth, params, query, parseOrThrow(bodySchema, raw, "body") as Out<B>));
+  }
+
+  return (req: Request, res: Response) => {
+    const auth = req.auth ?? authenticate(authorizationOf(req));
+    if (isPromise(auth)) return auth.then((value) => authenticated(req, res, value));
+    return authenticated(req, res, auth);
   };
 }

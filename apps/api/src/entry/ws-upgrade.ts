@@ -107,7 +107,7 @@ export function wsUpgradeHandler(options: WsUpgradeOptions): (req: IncomingMessa
         ? Promise.reject(new AppError("malformed_token", "more than one token parameter"))
         : disguised
           ? Promise.reject(new AppError("malformed_token", "the token parameter must be spelled literally: token="))
-          : options.authenticate(token ? `Bearer ${token}` : undefined);
+          : new Promise<AuthUser>((resolve) => resolve(options.authenticate(token ? `Bearer ${token}` : undefined)));
     presented
       .then((auth) => {
         options.wss.handleUpgrade(req, socket, head, (ws) => {

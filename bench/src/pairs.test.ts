@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { COLD_BOUND_RATIO, PAIRS, summarizePair } from "./pairs.js";
+import type { HttpResult } from "./protocol.js";
+
+function run(rps: number, cpuMsPerSec: number, seconds = 3): HttpResult {
+  const requests = Math.round(rps * seconds);
+  return {
+    requests,
+    durationSec: seconds,
+    rps,
+    p50: 1,
+    p90: 1,
+    p99: 1,
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    statusCodes: { "200": requests },
+    serverCpuMs: cpuMsPerSec * seconds,
+    extraCpuMs: 0,
+    loaderCpuPct: 10,
+  };
+}
+
+describe("simultaneous pairs", () => {
+  it("takes b/a per round, so a round on a slow machine moves both sides and not the ratio", () => {
+    const pair = PAIRS.find((p) => p.key === "hot");
+    if (!pair) throw new Error("no hot pair");
+    const summary = summarizePair(pair, [
+      [run(2000, 500), run(1900, 500)],
+      [run(1000, 500), run(950, 500)], // neighbours took half the core: both halve
+      [run(2100, 500), run(1932, 500)],
+    ]);
+    expect(summary.ratios.map((r) => Number(r.toFixed(3)))).toEqual([0.95, 0.95, 0.92]);
+    expect(summary.ratio).toBeCloseTo(0.95);
+    expect(summary).toMatchObject({ ratioMin: 0.92, threshold: 0.9, non2xx: 0 });
+    expect(summary.aCpuUs).toBeCloseTo(250);
+  });
+
+  it("states the cold-path bound as a req/s ratio of 1 / 1.3 against /plain-verify", () => {
+    expect(COLD_BOUND_RATIO).toBeCloseTo(0.769, 3);
+    const bound = PAIRS.find((p) => p.key === "cold-bound");
+    expect(bound?.a.path).toBe("/plain-verify");
+    expect(bound?.b).toMatchObject({ path: "/jose", load: "cold" });
+    expect(PAIRS.find((p) => p.key === "control")).toMatchObject({ a: { path: "/plain" }, b: { path: "/plain" } });
+  });
+});

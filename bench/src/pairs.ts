@@ -1,0 +1,165 @@
+/**
+ * The "pairs" scenario: the targets' ratios measured as two loads at the same time on one shared
+ * core. On this class of machine (a VM with neighbours) the same server code costs anywhere from
+ * about 180 to 320 µs per request from one minute to the next, so two variants measured one after
+ * the other, even seconds apart, differ by more than the effects the targets are about. Two
+ * identical reference servers, both pinned to the server core, each loaded with one variant for
+ * the same seconds, see the same machine: their req/s ratio is the ratio of their CPU cost per
+ * request, i.e. what each would serve alone on a dedicated core. The servers swap variants every
+ * round (so a difference between the two processes cancels), and an A/A control pair (/plain on
+ * both) shows the method's own error.
+ */
+import type { HttpResult, HttpSpec } from "./protocol.js";
+import type { Ctx } from "./scenarios.js";
+import { median, rotate, spread } from "./stats.js";
+
+type Side = { label: string; server: "ref" | "api-1"; path: string; load: "none" | "hot" | "cold" };
+
+interface PairDef {
+  key: string;
+  label: string;
+  a: Side;
+  b: Side;
+  /** Which target this pair decides, with its threshold on b/a. */
+  threshold?: number;
+}
+
+/** One pair over every round: b/a per round, and the medians of each side. */
+export interface PairResult {
+  key: string;
+  label: string;
+  aLabel: string;
+  bLabel: string;
+  threshold?: number;
+  ratios: number[];
+  ratio: number;
+  ratioMin: number;
+  ratioMax: number;
+  aRps: number;
+  bRps: number;
+  aCpuUs: number;
+  bCpuUs: number;
+  non2xx: number;
+}
+
+const PLAIN: Side = { label: "/plain", server: "ref", path: "/plain", load: "none" };
+const PLAIN_VERIFY: Side = { label: "/plain-verify", server: "ref", path: "/plain-verify", load: "none" };
+const JOSE_HOT: Side = { label: "/jose, repeated token", server: "ref", path: "/jose", load: "hot" };
+const JOSE_COLD: Side = { label: "/jose, cold tokens", server: "ref", path: "/jose", load: "cold" };
+
+/** Cold-path bound of the issue: CPU ≤ 1.3 × (baseline + raw verify), i.e. req/s ratio ≥ 1 / 1.3. */
+export const COLD_BOUND_RATIO = 1 / 1.3;
+
+export const PAIRS: readonly PairDef[] = [
+  { key: "control", label: "A/A control: /plain on both servers", a: PLAIN, b: PLAIN },
+  { key: "hot", label: "repeated token: /jose vs /plain", a: PLAIN, b: JOSE_HOT, threshold: 0.9 },
+  { key: "cold", label: "cold tokens: /jose vs /plain", a: PLAIN, b: JOSE_COLD, threshold: 0.45 },
+  // What the signature alone allows: the ceiling of the cold ratio on this machine.
+  { key: "verify-ceiling", label: "ceiling of the cold ratio: /plain-verify vs /plain", a: PLAIN, b: PLAIN_VERIFY },
+  {
+    key: "cold-bound",
+    label: "cold path vs Express + raw Ed25519 verify: /jose cold vs /plain-verify",
+    a: PLAIN_VERIFY,
+    b: JOSE_COLD,
+    threshold: COLD_BOUND_RATIO,
+  },
+  {
+    key: "api-hot",
+    label: "API GET /api/me, repeated token, vs reference /plain",
+    a: PLAIN,
+    b: { label: "API /api/me, repeated token", server: "api-1", path: "/api/me", load: "hot" },
+  },
+  {
+    key: "api-cold",
+    label: "API GET /api/me, cold tokens, vs reference /plain",
+    a: PLAIN,
+    b: { label: "API /api/me, cold tokens", server: "api-1", path: "/api/me", load: "cold" },
+  },
+];
+
+function specFor(ctx: Ctx, side: Side, refIndex: 0 | 1, warmupSec: number): HttpSpec {
+  const refs = [ctx.ref, ctx.refB ?? ctx.ref];
+  const ref = refs[refIndex] as (typeof refs)[number];
+  const api1 = ctx.stack.apiUrls[0] as string;
+  const base = side.server === "ref" ? ref.url : api1;
+  const pid = side.server === "ref" ? ref.pid : (ctx.stack.api1.child.pid as number);
+  const cursor = side.server === "ref" ? `pair-ref-${refIndex}` : "pair-api-1";
+  return {
+    url: `${base}${side.path}`,
+    connections: Math.max(1, Math.floor(ctx.settings.connections / 2)),
+    durationSec: ctx.settings.pairDurationSec,
+    warmupSec,
+    serverPids: [pid],
+    ...(side.load === "hot" ? { headers: { authorization: `Bearer ${ctx.hotToken}` } } : {}),
+    ...(side.load === "cold" ? { rotate: { pool: "cold", header: "authorization", prefix: "Bearer ", cursor } } : {}),
+  };
+}
+
+/** Runs every pair once per round (rounds rotate the order; servers swap sides every round). */
+export async function pairsScenario(ctx: Ctx): Promise<PairResult[]> {
+  if (!ctx.refB) throw new Error("the pairs scenario needs the second reference server");
+  const runs = new Map<string, Array<[HttpResult, HttpResult]>>(PAIRS.map((p) => [p.key, []]));
+  // Warm-up: every variant on both servers (they swap sides), so no measured round meets code the
+  // JIT has not optimized yet.
+  const warmupSec = Math.max(1, 2 * ctx.settings.warmupSec);
+  ctx.log(`pairs: warming up every variant on both reference servers (${warmupSec} s each)`);
+  for (const pair of PAIRS) {
+    for (const aRef of [0, 1] as const) {
+      await ctx.worker.send<[HttpResult, HttpResult]>({
+        cmd: "http-pair",
+        a: { ...specFor(ctx, pair.a, aRef, 0), durationSec: warmupSec },
+        b: { ...specFor(ctx, pair.b, aRef === 0 ? 1 : 0, 0), durationSec: warmupSec },
+      });
+    }
+  }
+  for (let round = 0; round < ctx.settings.pairRounds; round += 1) {
+    for (const pair of rotate(PAIRS, round)) {
+      // The two reference servers swap variants every round; an API side always runs on api-1.
+      const aRef: 0 | 1 = round % 2 === 0 ? 0 : 1;
+      const bRef: 0 | 1 = aRef === 0 ? 1 : 0;
+      const [a, b] = await ctx.worker.send<[HttpResult, HttpResult]>({
+        cmd: "http-pair",
+        a: specFor(ctx, pair.a, aRef, 0),
+        b: specFor(ctx, pair.b, bRef, 0),
+      });
+      (runs.get(pair.key) as Array<[HttpResult, HttpResult]>).push([a, b]);
+      for (const [side, result] of [
+        [pair.a, a],
+        [pair.b, b],
+      ] as const) {
+        const bad = result.non2xx + result.errors + result.timeouts;
+        if (bad > 0 && side.load !== "none") {
+          ctx.validNon2xx.count += bad;
+          ctx.validNon2xx.where.push(`pairs ${pair.key} ${side.label}: ${bad} (${JSON.stringify(result.statusCodes)})`);
+        }
+      }
+      ctx.log(
+        `pairs round ${round + 1}/${ctx.settings.pairRounds} ${pair.key.padEnd(10)} a ${Math.round(a.rps)} req/s, b ${Math.round(b.rps)} req/s, b/a ${(b.rps / a.rps).toFixed(3)}`,
+      );
+    }
+  }
+  return PAIRS.map((pair) => summarizePair(pair, runs.get(pair.key) ?? []));
+}
+
+const cpuUs = (r: HttpResult) => (r.serverCpuMs * 1000) / Math.max(1, r.requests);
+
+export function summarizePair(pair: PairDef, runs: ReadonlyArray<readonly [HttpResult, HttpResult]>): PairResult {
+  const ratios = runs.map(([a, b]) => b.rps / a.rps).filter((x) => Number.isFinite(x));
+  const range = spread(ratios);
+  return {
+    key: pair.key,
+    label: pair.label,
+    aLabel: pair.a.label,
+    bLabel: pair.b.label,
+    ...(pair.threshold === undefined ? {} : { threshold: pair.threshold }),
+    ratios,
+    ratio: median(ratios),
+    ratioMin: range.min,
+    ratioMax: range.max,
+    aRps: median(runs.map(([a]) => a.rps)),
+    bRps: median(runs.map(([, b]) => b.rps)),
+    aCpuUs: median(runs.map(([a]) => cpuUs(a))),
+    bCpuUs: median(runs.map(([, b]) => cpuUs(b))),
+    non2xx: runs.reduce((n, [a, b]) => n + a.non2xx + a.errors + b.non2xx + b.errors, 0),
+  };
+}
