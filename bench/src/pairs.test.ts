@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { COLD_BOUND_RATIO, PAIRS, summarizePair } from "./pairs.js";
+import { COLD_BOUND_RATIO, combine, PAIRS, summarizePair } from "./pairs.js";
 import type { HttpResult } from "./protocol.js";
 
 function run(rps: number, cpuMsPerSec: number, seconds = 3): HttpResult {
@@ -34,6 +34,18 @@ describe("simultaneous pairs", () => {
     expect(summary.ratio).toBeCloseTo(0.95);
     expect(summary).toMatchObject({ ratioMin: 0.92, threshold: 0.9, non2xx: 0 });
     expect(summary.aCpuUs).toBeCloseTo(250);
+  });
+
+  it("adds up the two runs of one variant in an A B B A round", () => {
+    const both = combine(run(2000, 500, 2), run(1000, 500, 2));
+    expect(both).toMatchObject({ requests: 6000, durationSec: 4, serverCpuMs: 2000 });
+    expect(both.rps).toBe(1500);
+    const pair = PAIRS.find((p) => p.key === "cold");
+    if (!pair) throw new Error("no cold pair");
+    // The machine slowed down during the round: A B B A still gives the undisturbed ratio 0.5.
+    const a = combine(run(2000, 500), run(1000, 500));
+    const b = combine(run(900, 500), run(600, 500));
+    expect(summarizePair(pair, [[a, b]], "adjacent")).toMatchObject({ mode: "adjacent", ratio: 0.5 });
   });
 
   it("states the cold-path bound as a req/s ratio of 1 / 1.3 against /plain-verify", () => {

@@ -1,13 +1,18 @@
 /**
- * The "pairs" scenario: the targets' ratios measured as two loads at the same time on one shared
- * core. On this class of machine (a VM with neighbours) the same server code costs anywhere from
- * about 180 to 320 µs per request from one minute to the next, so two variants measured one after
- * the other, even seconds apart, differ by more than the effects the targets are about. Two
- * identical reference servers, both pinned to the server core, each loaded with one variant for
- * the same seconds, see the same machine: their req/s ratio is the ratio of their CPU cost per
- * request, i.e. what each would serve alone on a dedicated core. The servers swap variants every
- * round (so a difference between the two processes cancels), and an A/A control pair (/plain on
- * both) shows the method's own error.
+ * The "pairs" scenario: the targets' ratios, measured two ways that both resist this class of
+ * machine's drift (a VM with neighbours: the same server code costs anywhere from about 180 to 320
+ * µs per request from one minute to the next, so two variants measured a minute apart differ by
+ * more than the effects the targets are about).
+ *
+ * - **adjacent** (decides the targets): one server on its dedicated core, as the targets define it;
+ *   A and B alternate in short runs in A B B A order and each round's ratio is (B1 + B2) ÷ (A1 + A2),
+ *   which cancels a drift that is linear over the few seconds of the round.
+ * - **simultaneous** (cross-check): two identical reference servers share the server core and are
+ *   loaded at the same time, swapping sides every round; the machine's drift hits both alike.
+ *   Co-scheduling two processes on one core costs each of them (context switches between
+ *   processes), so this ratio is not exactly the dedicated-core one.
+ *
+ * An A/A control pair (/plain against itself) shows each method's own error.
  */
 import type { HttpResult, HttpSpec } from "./protocol.js";
 import type { Ctx } from "./scenarios.js";
@@ -24,9 +29,13 @@ interface PairDef {
   threshold?: number;
 }
 
+/** How a pair was measured (see the module comment). */
+export type PairMode = "adjacent" | "simultaneous";
+
 /** One pair over every round: b/a per round, and the medians of each side. */
 export interface PairResult {
   key: string;
+  mode: PairMode;
   label: string;
   aLabel: string;
   bLabel: string;
@@ -95,23 +104,69 @@ function specFor(ctx: Ctx, side: Side, refIndex: 0 | 1, warmupSec: number): Http
   };
 }
 
-/** Runs every pair once per round (rounds rotate the order; servers swap sides every round). */
-export async function pairsScenario(ctx: Ctx): Promise<PairResult[]> {
-  if (!ctx.refB) throw new Error("the pairs scenario needs the second reference server");
+function countInvalid(ctx: Ctx, pair: PairDef, side: Side, result: HttpResult): void {
+  const bad = result.non2xx + result.errors + result.timeouts;
+  if (bad > 0 && side.load !== "none") {
+    ctx.validNon2xx.count += bad;
+    ctx.validNon2xx.where.push(`pairs ${pair.key} ${side.label}: ${bad} (${JSON.stringify(result.statusCodes)})`);
+  }
+}
+
+/** Two runs of one variant as one: requests, time and CPU added up. */
+export function combine(x: HttpResult, y: HttpResult): HttpResult {
+  const requests = x.requests + y.requests;
+  const durationSec = x.durationSec + y.durationSec;
+  return {
+    ...x,
+    requests,
+    durationSec,
+    rps: requests / durationSec,
+    p50: Math.max(x.p50, y.p50),
+    p90: Math.max(x.p90, y.p90),
+    p99: Math.max(x.p99, y.p99),
+    non2xx: x.non2xx + y.non2xx,
+    errors: x.errors + y.errors,
+    timeouts: x.timeouts + y.timeouts,
+    serverCpuMs: x.serverCpuMs + y.serverCpuMs,
+    extraCpuMs: x.extraCpuMs + y.extraCpuMs,
+    loaderCpuPct: (x.loaderCpuPct + y.loaderCpuPct) / 2,
+  };
+}
+
+/** Adjacent mode: A B B A on one server per side, each run `adjacentSec`, full connections. */
+async function adjacentRounds(ctx: Ctx): Promise<PairResult[]> {
   const runs = new Map<string, Array<[HttpResult, HttpResult]>>(PAIRS.map((p) => [p.key, []]));
-  // Warm-up: every variant on both servers (they swap sides), so no measured round meets code the
-  // JIT has not optimized yet.
-  const warmupSec = Math.max(1, 2 * ctx.settings.warmupSec);
-  ctx.log(`pairs: warming up every variant on both reference servers (${warmupSec} s each)`);
-  for (const pair of PAIRS) {
-    for (const aRef of [0, 1] as const) {
-      await ctx.worker.send<[HttpResult, HttpResult]>({
-        cmd: "http-pair",
-        a: { ...specFor(ctx, pair.a, aRef, 0), durationSec: warmupSec },
-        b: { ...specFor(ctx, pair.b, aRef === 0 ? 1 : 0, 0), durationSec: warmupSec },
-      });
+  const one = (side: Side) =>
+    ctx.worker.send<HttpResult>({
+      cmd: "http",
+      spec: {
+        ...specFor(ctx, side, 0, 0),
+        connections: ctx.settings.connections,
+        durationSec: ctx.settings.adjacentSec,
+      },
+    });
+  for (let round = 0; round < ctx.settings.adjacentRounds; round += 1) {
+    for (const pair of rotate(PAIRS, round)) {
+      const a1 = await one(pair.a);
+      const b1 = await one(pair.b);
+      const b2 = await one(pair.b);
+      const a2 = await one(pair.a);
+      for (const r of [a1, a2]) countInvalid(ctx, pair, pair.a, r);
+      for (const r of [b1, b2]) countInvalid(ctx, pair, pair.b, r);
+      const a = combine(a1, a2);
+      const b = combine(b1, b2);
+      (runs.get(pair.key) as Array<[HttpResult, HttpResult]>).push([a, b]);
+      ctx.log(
+        `pairs adjacent ${round + 1}/${ctx.settings.adjacentRounds} ${pair.key.padEnd(14)} a ${Math.round(a.rps)} req/s, b ${Math.round(b.rps)} req/s, b/a ${(b.rps / a.rps).toFixed(3)}`,
+      );
     }
   }
+  return PAIRS.map((pair) => summarizePair(pair, runs.get(pair.key) ?? [], "adjacent"));
+}
+
+/** Simultaneous mode: both servers loaded at once, swapping sides every round. */
+async function simultaneousRounds(ctx: Ctx): Promise<PairResult[]> {
+  const runs = new Map<string, Array<[HttpResult, HttpResult]>>(PAIRS.map((p) => [p.key, []]));
   for (let round = 0; round < ctx.settings.pairRounds; round += 1) {
     for (const pair of rotate(PAIRS, round)) {
       // The two reference servers swap variants every round; an API side always runs on api-1.
@@ -123,31 +178,49 @@ export async function pairsScenario(ctx: Ctx): Promise<PairResult[]> {
         b: specFor(ctx, pair.b, bRef, 0),
       });
       (runs.get(pair.key) as Array<[HttpResult, HttpResult]>).push([a, b]);
-      for (const [side, result] of [
-        [pair.a, a],
-        [pair.b, b],
-      ] as const) {
-        const bad = result.non2xx + result.errors + result.timeouts;
-        if (bad > 0 && side.load !== "none") {
-          ctx.validNon2xx.count += bad;
-          ctx.validNon2xx.where.push(`pairs ${pair.key} ${side.label}: ${bad} (${JSON.stringify(result.statusCodes)})`);
-        }
-      }
+      countInvalid(ctx, pair, pair.a, a);
+      countInvalid(ctx, pair, pair.b, b);
       ctx.log(
-        `pairs round ${round + 1}/${ctx.settings.pairRounds} ${pair.key.padEnd(10)} a ${Math.round(a.rps)} req/s, b ${Math.round(b.rps)} req/s, b/a ${(b.rps / a.rps).toFixed(3)}`,
+        `pairs simultaneous ${round + 1}/${ctx.settings.pairRounds} ${pair.key.padEnd(14)} a ${Math.round(a.rps)} req/s, b ${Math.round(b.rps)} req/s, b/a ${(b.rps / a.rps).toFixed(3)}`,
       );
     }
   }
-  return PAIRS.map((pair) => summarizePair(pair, runs.get(pair.key) ?? []));
+  return PAIRS.map((pair) => summarizePair(pair, runs.get(pair.key) ?? [], "simultaneous"));
+}
+
+/** Warms every variant up on both reference servers, then runs both modes. */
+export async function pairsScenario(ctx: Ctx): Promise<PairResult[]> {
+  if (!ctx.refB) throw new Error("the pairs scenario needs the second reference server");
+  // Every variant on both servers (they swap sides), so no measured run meets code the JIT has not
+  // optimized yet.
+  const warmupSec = Math.max(1, 2 * ctx.settings.warmupSec);
+  ctx.log(`pairs: warming up every variant on both reference servers (${warmupSec} s each)`);
+  for (const pair of PAIRS) {
+    for (const aRef of [0, 1] as const) {
+      await ctx.worker.send<[HttpResult, HttpResult]>({
+        cmd: "http-pair",
+        a: { ...specFor(ctx, pair.a, aRef, 0), durationSec: warmupSec },
+        b: { ...specFor(ctx, pair.b, aRef === 0 ? 1 : 0, 0), durationSec: warmupSec },
+      });
+    }
+  }
+  const adjacent = await adjacentRounds(ctx);
+  const simultaneous = await simultaneousRounds(ctx);
+  return [...adjacent, ...simultaneous];
 }
 
 const cpuUs = (r: HttpResult) => (r.serverCpuMs * 1000) / Math.max(1, r.requests);
 
-export function summarizePair(pair: PairDef, runs: ReadonlyArray<readonly [HttpResult, HttpResult]>): PairResult {
+export function summarizePair(
+  pair: PairDef,
+  runs: ReadonlyArray<readonly [HttpResult, HttpResult]>,
+  mode: PairMode = "simultaneous",
+): PairResult {
   const ratios = runs.map(([a, b]) => b.rps / a.rps).filter((x) => Number.isFinite(x));
   const range = spread(ratios);
   return {
     key: pair.key,
+    mode,
     label: pair.label,
     aLabel: pair.a.label,
     bLabel: pair.b.label,

@@ -13,6 +13,10 @@ export interface Settings {
   pairRounds: number;
   /** Seconds of each simultaneous pair run. */
   pairDurationSec: number;
+  /** Rounds of the adjacent pairs (A B B A per pair per round). */
+  adjacentRounds: number;
+  /** Seconds of each adjacent run. */
+  adjacentSec: number;
   /** Distinct valid tokens for the cold path: above the verify cache bound, so LRU round-robin always misses. */
   coldTokens: number;
   /** Distinct tokens held in the cache for the memory scenario (the cache bound). */
@@ -30,7 +34,7 @@ export interface Settings {
   docsPath: string | undefined;
 }
 
-const USAGE = `pnpm bench [--quick] [--only a,b] [--rounds N] [--duration S] [--connections N] [--pair-rounds N] [--log-level L] [--no-write] [--no-pin]
+const USAGE = `pnpm bench [--quick] [--only a,b] [--rounds N] [--duration S] [--connections N] [--pair-rounds N] [--adjacent-rounds N] [--log-level L] [--no-write] [--no-pin]
 scenarios: ${SCENARIOS.join(", ")} (default: all; "profile" only in a full run or when named)`;
 
 export function parseSettings(argv: readonly string[]): Settings {
@@ -71,6 +75,8 @@ export function parseSettings(argv: readonly string[]): Settings {
     connections: num("--connections", 16),
     pairRounds: num("--pair-rounds", quick ? 4 : 8),
     pairDurationSec: quick ? 2 : 3,
+    adjacentRounds: num("--adjacent-rounds", quick ? 3 : 6),
+    adjacentSec: quick ? 1 : 1.5,
     coldTokens: 12_000,
     cachedTokens: 10_000,
     users: quick ? 10 : 20,

@@ -11,7 +11,7 @@ export {
   isAuthVerifyError,
   toAuthVerifyError,
 } from "./errors.js";
-export { type Ed25519JwkEntry, MAX_JWKS_BODY_CHARS, parseJwksBody } from "./jwks-body.js";
+export { type Ed25519JwkEntry, MAX_JWKS_BODY_CHARS, parseJwksBody, readJwksBody } from "./jwks-body.js";
 export {
   DEFAULT_CACHE_MAX_AGE_MS,
   DEFAULT_COOLDOWN_MS,

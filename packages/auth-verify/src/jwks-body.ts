@@ -1,6 +1,39 @@
 /** Largest key set body accepted, in characters. A real set of Ed25519 keys is a few hundred bytes. */
 export const MAX_JWKS_BODY_CHARS = 1_000_000;
 
+/**
+ * Reads a key set response body, refusing it as soon as it grows past {@link MAX_JWKS_BODY_CHARS}
+ * bytes (a declared Content-Length over the limit is refused before reading): a misbehaving or
+ * hijacked key set endpoint cannot make the verifier buffer an unbounded body. Strict UTF-8.
+ * @throws Error "JWKS body is too large" / "JWKS body is not UTF-8"; never echoes the body.
+ */
+export async function readJwksBody(response: Response): Promise<string> {
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > MAX_JWKS_BODY_CHARS) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new Error("JWKS body is too large");
+  }
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_JWKS_BODY_CHARS) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error("JWKS body is too large");
+    }
+    chunks.push(value);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new Error("JWKS body is not UTF-8");
+  }
+}
+
 /** One usable entry of a key set: an Ed25519 signature-verification public key. */
 export interface Ed25519JwkEntry {
   readonly kid: string;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AuthVerifyError } from "./errors.js";
+import { MAX_JWKS_BODY_CHARS, readJwksBody } from "./jwks-body.js";
 import { type FetchLike, type KeySetRefreshEvent, RemoteKeySet } from "./remote-key-set.js";
 import { expectCode, frozenClock, makeKey, type TestKey } from "./test-fixtures.js";
 
@@ -146,6 +147,46 @@ describe("RemoteKeySet", () => {
     set.close();
     await expectCode(pending, "jwks_unavailable");
     await expectCode(set.getKey("k1"), "jwks_unavailable");
+  });
+
+  it("stops reading a key set body past the limit, so an endless body cannot fill memory", async () => {
+    await ready;
+    let pulled = 0;
+    let cancelled = false;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const fetch: FetchLike = async () => new Response(endless, { status: 200 });
+    const set = new RemoteKeySet({ url: URL_, fetch });
+    const error = await expectCode(set.getKey("k1"), "jwks_unavailable");
+    expect(cancelled).toBe(true);
+    expect(pulled * 64 * 1024).toBeLessThan(2 * MAX_JWKS_BODY_CHARS);
+    expect(String((error.cause as Error | undefined)?.message)).toContain("too large");
+  });
+
+  it("refuses a declared Content-Length over the limit without reading, and a body that is not UTF-8", async () => {
+    await ready;
+    let read = false;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull() {
+          read = true;
+        },
+      },
+      { highWaterMark: 0 }, // pulled only when someone reads
+    );
+    const declared: FetchLike = async () =>
+      new Response(body, { status: 200, headers: { "content-length": String(MAX_JWKS_BODY_CHARS + 1) } });
+    await expectCode(new RemoteKeySet({ url: URL_, fetch: declared }).getKey("k1"), "jwks_unavailable");
+    expect(read).toBe(false);
+    expect(await readJwksBody(new Response('{"keys":[]}'))).toBe('{"keys":[]}');
+    await expect(readJwksBody(new Response(new Uint8Array([0x7b, 0xff, 0x7d])))).rejects.toThrow("not UTF-8");
   });
 
   it("rejects bad options", () => {

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
 import { AuthVerifyError } from "./errors.js";
-import { parseJwksBody } from "./jwks-body.js";
+import { parseJwksBody, readJwksBody } from "./jwks-body.js";
 
 /** Default cache max age of a fetched key set: 10 minutes (contract, "Limits"). */
 export const DEFAULT_CACHE_MAX_AGE_MS = 600_000;
@@ -259,7 +259,7 @@ export class RemoteKeySet {
       await response.body?.cancel().catch(noop);
       throw new Error(`JWKS endpoint answered HTTP ${response.status}`);
     }
-    const entries = parseJwksBody(await response.text());
+    const entries = parseJwksBody(await readJwksBody(response));
     const previous = this.#set?.keys;
     const keys = new Map<string, LoadedKey>();
     for (const jwk of entries) {
