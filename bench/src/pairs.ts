@@ -18,7 +18,10 @@ import type { HttpResult, HttpSpec } from "./protocol.js";
 import type { Ctx } from "./scenarios.js";
 import { median, rotate, spread } from "./stats.js";
 
-type Side = { label: string; server: "ref" | "api-1"; path: string; load: "none" | "hot" | "cold" };
+/** How a pair was measured (see the module comment). */
+export type PairMode = "adjacent" | "simultaneous";
+
+type Side = { label: string; server: "ref" | "api-1"; path: string; load: "none" | "hot" | "cold" | "cookie" };
 
 interface PairDef {
   key: string;
@@ -27,10 +30,9 @@ interface PairDef {
   b: Side;
   /** Which target this pair decides, with its threshold on b/a. */
   threshold?: number;
+  /** Only in these modes (default: both). */
+  modes?: readonly PairMode[];
 }
-
-/** How a pair was measured (see the module comment). */
-export type PairMode = "adjacent" | "simultaneous";
 
 /** One pair over every round: b/a per round, and the medians of each side. */
 export interface PairResult {
@@ -72,6 +74,15 @@ export const PAIRS: readonly PairDef[] = [
     b: JOSE_COLD,
     threshold: COLD_BOUND_RATIO,
   },
+  // The rejected alternative, adjacent only: PostgreSQL runs on the same core and its CPU is part of
+  // the cookie's cost, which a simultaneous pair would split unfairly.
+  {
+    key: "cookie-pg",
+    label: "cookie + PostgreSQL (one raw SQL query) vs /plain",
+    a: PLAIN,
+    b: { label: "/cookie-pg", server: "ref", path: "/cookie-pg", load: "cookie" },
+    modes: ["adjacent"],
+  },
   {
     key: "api-hot",
     label: "API GET /api/me, repeated token, vs reference /plain",
@@ -101,6 +112,7 @@ function specFor(ctx: Ctx, side: Side, refIndex: 0 | 1, warmupSec: number): Http
     serverPids: [pid],
     ...(side.load === "hot" ? { headers: { authorization: `Bearer ${ctx.hotToken}` } } : {}),
     ...(side.load === "cold" ? { rotate: { pool: "cold", header: "authorization", prefix: "Bearer ", cursor } } : {}),
+    ...(side.load === "cookie" ? { rotate: { pool: "cookies", header: "cookie", prefix: "", cursor: `${cursor}-cookie` } } : {}),
   };
 }
 
@@ -134,8 +146,11 @@ export function combine(x: HttpResult, y: HttpResult): HttpResult {
 }
 
 /** Adjacent mode: A B B A on one server per side, each run `adjacentSec`, full connections. */
+const pairsIn = (mode: PairMode) => PAIRS.filter((p) => p.modes === undefined || p.modes.includes(mode));
+
 async function adjacentRounds(ctx: Ctx): Promise<PairResult[]> {
-  const runs = new Map<string, Array<[HttpResult, HttpResult]>>(PAIRS.map((p) => [p.key, []]));
+  const pairs = pairsIn("adjacent");
+  const runs = new Map<string, Array<[HttpResult, HttpResult]>>(pairs.map((p) => [p.key, []]));
   const one = (side: Side) =>
     ctx.worker.send<HttpResult>({
       cmd: "http",
@@ -146,7 +161,7 @@ async function adjacentRounds(ctx: Ctx): Promise<PairResult[]> {
       },
     });
   for (let round = 0; round < ctx.settings.adjacentRounds; round += 1) {
-    for (const pair of rotate(PAIRS, round)) {
+    for (const pair of rotate(pairs, round)) {
       const a1 = await one(pair.a);
       const b1 = await one(pair.b);
       const b2 = await one(pair.b);
@@ -161,14 +176,15 @@ async function adjacentRounds(ctx: Ctx): Promise<PairResult[]> {
       );
     }
   }
-  return PAIRS.map((pair) => summarizePair(pair, runs.get(pair.key) ?? [], "adjacent"));
+  return pairs.map((pair) => summarizePair(pair, runs.get(pair.key) ?? [], "adjacent"));
 }
 
 /** Simultaneous mode: both servers loaded at once, swapping sides every round. */
 async function simultaneousRounds(ctx: Ctx): Promise<PairResult[]> {
-  const runs = new Map<string, Array<[HttpResult, HttpResult]>>(PAIRS.map((p) => [p.key, []]));
+  const pairs = pairsIn("simultaneous");
+  const runs = new Map<string, Array<[HttpResult, HttpResult]>>(pairs.map((p) => [p.key, []]));
   for (let round = 0; round < ctx.settings.pairRounds; round += 1) {
-    for (const pair of rotate(PAIRS, round)) {
+    for (const pair of rotate(pairs, round)) {
       // The two reference servers swap variants every round; an API side always runs on api-1.
       const aRef: 0 | 1 = round % 2 === 0 ? 0 : 1;
       const bRef: 0 | 1 = aRef === 0 ? 1 : 0;
@@ -185,7 +201,7 @@ async function simultaneousRounds(ctx: Ctx): Promise<PairResult[]> {
       );
     }
   }
-  return PAIRS.map((pair) => summarizePair(pair, runs.get(pair.key) ?? [], "simultaneous"));
+  return pairs.map((pair) => summarizePair(pair, runs.get(pair.key) ?? [], "simultaneous"));
 }
 
 /** Warms every variant up on both reference servers, then runs both modes. */
