@@ -60,6 +60,34 @@ function cannon(spec: HttpSpec, options: { durationSec: number; amount?: number 
   });
 }
 
+/** One autocannon result as the orchestrator's record of a measured run. */
+function toHttpResult(
+  result: autocannon.Result,
+  measured: { durationSec: number; serverCpuMs: number; extraCpuMs: number; loaderCpuPct: number },
+): HttpResult {
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number(stat?.count ?? 0);
+  const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  return {
+    requests,
+    rps: requests / measured.durationSec,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes,
+    ...measured,
+  };
+}
+
+/** The load generator's own CPU use since `self0`/`t0`, in % of one core. */
+function loaderPct(self0: NodeJS.CpuUsage, t0: number): number {
+  const self = process.cpuUsage(self0);
+  return ((self.user + self.system) / 1000 / (performance.now() - t0)) * 100;
+}
+
 async function runHttp(spec: HttpSpec): Promise<HttpResult> {
   if (spec.amount === undefined && spec.warmupSec > 0) await cannon(spec, { durationSec: spec.warmupSec });
   const cpu0 = cpuMsOf(spec.serverPids);
@@ -68,72 +96,36 @@ async function runHttp(spec: HttpSpec): Promise<HttpResult> {
   const t0 = performance.now();
   const result = await cannon(spec, { durationSec: spec.durationSec, ...(spec.amount === undefined ? {} : { amount: spec.amount }) });
   const elapsedMs = performance.now() - t0;
-  const self = process.cpuUsage(self0);
-  const serverCpuMs = cpuMsOf(spec.serverPids) - cpu0;
-  const extraCpuMs = spec.extraTreePid ? cpuTreeMs(spec.extraTreePid) - extra0 : 0;
-  const statusCodes: Record<string, number> = {};
-  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number(stat?.count ?? 0);
-  const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
-  const durationSec = spec.amount === undefined ? result.duration : elapsedMs / 1000;
-  return {
-    requests,
-    durationSec,
-    rps: requests / durationSec,
-    p50: result.latency.p50,
-    p90: result.latency.p90,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes,
-    serverCpuMs,
-    extraCpuMs,
-    loaderCpuPct: ((self.user + self.system) / 1000 / elapsedMs) * 100,
-  };
+  return toHttpResult(result, {
+    durationSec: spec.amount === undefined ? result.duration : elapsedMs / 1000,
+    serverCpuMs: cpuMsOf(spec.serverPids) - cpu0,
+    extraCpuMs: spec.extraTreePid ? cpuTreeMs(spec.extraTreePid) - extra0 : 0,
+    loaderCpuPct: loaderPct(self0, t0),
+  });
 }
 
 /**
  * Two loads at once, one per server, for the same duration: both servers share one core, so
  * whatever else the machine does at that moment slows both alike and their req/s ratio is the
- * ratio of their CPU cost per request. Warm-ups run together too.
+ * ratio of their CPU cost per request. Warm-ups run together too. One process generates both
+ * loads, so its CPU share is reported on both results.
  */
 async function runPair(a: HttpSpec, b: HttpSpec): Promise<[HttpResult, HttpResult]> {
   if (a.warmupSec > 0) {
     await Promise.all([cannon(a, { durationSec: a.warmupSec }), cannon(b, { durationSec: b.warmupSec })]);
   }
-  const measure = async (spec: HttpSpec): Promise<HttpResult> => {
-    const cpu0 = cpuMsOf(spec.serverPids);
-    const result = await cannon(spec, { durationSec: spec.durationSec });
-    const serverCpuMs = cpuMsOf(spec.serverPids) - cpu0;
-    const statusCodes: Record<string, number> = {};
-    for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number(stat?.count ?? 0);
-    const requests = Object.values(statusCodes).reduce((x, y) => x + y, 0);
-    return {
-      requests,
-      durationSec: result.duration,
-      rps: requests / result.duration,
-      p50: result.latency.p50,
-      p90: result.latency.p90,
-      p99: result.latency.p99,
-      non2xx: result.non2xx,
-      errors: result.errors,
-      timeouts: result.timeouts,
-      statusCodes,
-      serverCpuMs,
-      extraCpuMs: 0,
-      loaderCpuPct: Number.NaN,
-    };
-  };
   const self0 = process.cpuUsage();
   const t0 = performance.now();
-  const results = await Promise.all([measure(a), measure(b)]);
-  const self = process.cpuUsage(self0);
-  // One process generates both loads: its CPU share is reported on both results.
-  const loaderCpuPct = ((self.user + self.system) / 1000 / (performance.now() - t0)) * 100;
-  return [
-    { ...results[0], loaderCpuPct },
-    { ...results[1], loaderCpuPct },
-  ];
+  const measure = async (spec: HttpSpec) => {
+    const cpu0 = cpuMsOf(spec.serverPids);
+    const result = await cannon(spec, { durationSec: spec.durationSec });
+    return { result, serverCpuMs: cpuMsOf(spec.serverPids) - cpu0 };
+  };
+  const [ra, rb] = await Promise.all([measure(a), measure(b)]);
+  const loaderCpuPct = loaderPct(self0, t0);
+  const finish = (r: typeof ra) =>
+    toHttpResult(r.result, { durationSec: r.result.duration, serverCpuMs: r.serverCpuMs, extraCpuMs: 0, loaderCpuPct });
+  return [finish(ra), finish(rb)];
 }
 
 // ---- streaming clients ------------------------------------------------------------------------
