@@ -10,9 +10,10 @@ import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { ROOT } from "@app/stack";
 import { cleanupAll, installSignalHandlers } from "./cleanup.js";
-import { type Cores, pinDatabase, startDatabase, startLoadWorker, startReferenceServer, startStack } from "./infra.js";
+import { type Cores, pinDatabase, startDatabase, startLoadWorker, startReferenceServer, startStack, startTwin } from "./infra.js";
 import { pairsScenario } from "./pairs.js";
 import { canPin, pin } from "./proc.js";
 import { type RunReport, renderReport } from "./report.js";
@@ -27,8 +28,10 @@ import {
   streamingScenario,
   summarizeVariant,
 } from "./scenarios.js";
-import { createTasks, issueTokens, signUpUsers, unknownKidTokens } from "./seed.js";
+import { createTasks, identityOf, issueTokens, signUpUsers, unknownKidTokens } from "./seed.js";
 import { parseSettings, type Scenario } from "./settings.js";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 const log = (line: string) => process.stdout.write(`bench    | ${line}\n`);
 
@@ -132,6 +135,14 @@ async function main(): Promise<number> {
   const kid = (JSON.parse(Buffer.from(hotToken.split(".")[0] as string, "base64url").toString()) as { kid: string }).kid;
   const jwkX = jwks.keys.find((k) => k.kid === kid)?.x ?? "";
 
+  // The API without authentication answers as the hot token's user, so both sides send the same body.
+  const apiNoAuth = want("pairs")
+    ? await startTwin("api without authentication", path.join(HERE, "api-without-auth.js"), cores.server, [], {
+        ...stack.apiEnv,
+        BENCH_IDENTITY: JSON.stringify(identityOf(hotToken)),
+      })
+    : undefined;
+
   const ctx: Ctx = {
     settings,
     cores,
@@ -139,6 +150,7 @@ async function main(): Promise<number> {
     stack,
     ref,
     ...(refB ? { refB } : {}),
+    ...(apiNoAuth ? { apiNoAuth } : {}),
     worker,
     log,
     users,

@@ -2,7 +2,17 @@ import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { ENTRY, ROOT } from "@app/stack";
 import pg from "pg";
-import { type Cores, type Database, type LoadWorker, pinDatabase, type ReferenceServer, runMicro, type Stack, startTwin } from "./infra.js";
+import {
+  type Cores,
+  type Database,
+  type LoadWorker,
+  pinDatabase,
+  type ReferenceServer,
+  runMicro,
+  type Stack,
+  startTwin,
+  type Twin,
+} from "./infra.js";
 import { cpuMs, pin, rssKiB } from "./proc.js";
 import { newestProfile, type ProfileSummary, summarizeProfile } from "./profile.js";
 import type { HttpResult, HttpSpec, PublishResult, StreamsOpened, Subscriber } from "./protocol.js";
@@ -19,6 +29,8 @@ export interface Ctx {
   ref: ReferenceServer;
   /** A second, identical reference server on the same core (the pairs scenario). */
   refB?: ReferenceServer;
+  /** The API built as api-1 but without authentication (api-without-auth.ts; the pairs scenario). */
+  apiNoAuth?: Twin;
   worker: LoadWorker;
   log: (line: string) => void;
   users: SeedUser[];

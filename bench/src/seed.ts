@@ -127,3 +127,11 @@ export async function unknownKidTokens(issuer: string, count: number): Promise<s
   }
   return out;
 }
+
+/** What a verifier makes of a token (user id, key id, claims), read without verifying: bench input only. */
+export function identityOf(token: string): { userId: string; kid: string; claims: Record<string, unknown> } {
+  const [header = "", payload = ""] = token.split(".");
+  const decode = (segment: string) => JSON.parse(Buffer.from(segment, "base64url").toString("utf8")) as Record<string, unknown>;
+  const claims = decode(payload);
+  return { userId: String(claims.sub), kid: String(decode(header).kid), claims };
+}

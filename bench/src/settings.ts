@@ -15,6 +15,8 @@ export interface Settings {
   pairDurationSec: number;
   /** Rounds of the adjacent pairs (A B B A per pair per round). */
   adjacentRounds: number;
+  /** Only these pairs of the pairs scenario (`--pairs a,b`); every pair when undefined. */
+  pairKeys: ReadonlySet<string> | undefined;
   /** Seconds of each adjacent run. */
   adjacentSec: number;
   /** Distinct valid tokens for the cold path: above the verify cache bound, so LRU round-robin always misses. */
@@ -34,7 +36,7 @@ export interface Settings {
   docsPath: string | undefined;
 }
 
-const USAGE = `pnpm bench [--quick] [--only a,b] [--rounds N] [--duration S] [--connections N] [--pair-rounds N] [--adjacent-rounds N] [--log-level L] [--no-write] [--no-pin]
+const USAGE = `pnpm bench [--quick] [--only a,b] [--rounds N] [--duration S] [--connections N] [--pair-rounds N] [--adjacent-rounds N] [--pairs key,key] [--log-level L] [--no-write] [--no-pin]
 scenarios: ${SCENARIOS.join(", ")} (default: all; "profile" only in a full run or when named)`;
 
 export function parseSettings(argv: readonly string[]): Settings {
@@ -76,6 +78,7 @@ export function parseSettings(argv: readonly string[]): Settings {
     pairRounds: num("--pair-rounds", quick ? 4 : 8),
     pairDurationSec: quick ? 2 : 3,
     adjacentRounds: num("--adjacent-rounds", quick ? 3 : 6),
+    pairKeys: value("--pairs") === undefined ? undefined : new Set((value("--pairs") as string).split(",").map((k) => k.trim())),
     adjacentSec: quick ? 1 : 1.5,
     coldTokens: 12_000,
     cachedTokens: 10_000,

@@ -26,6 +26,7 @@ declare global {
  */
 export type Authenticate = (authorization: string | undefined) => AuthUser | Promise<AuthUser>;
 
+const AUTHORIZATION = "authorization";
 const INVALID_TOKEN = { "WWW-Authenticate": `Bearer error="invalid_token"` };
 
 function isVerifyCode(code: unknown): code is AuthVerifyErrorCode {
@@ -68,7 +69,9 @@ export function createAuthenticate(verifier: Pick<Verifier, "verifyNow">): Authe
 export function authorizationOf(req: Pick<IncomingMessage, "headers" | "rawHeaders">): string | undefined {
   let seen = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i]?.toLowerCase() === "authorization") seen += 1;
+    const name = req.rawHeaders[i] as string;
+    // Length first: most names are not 13 characters long, and those skip the lowercase copy.
+    if (name.length === AUTHORIZATION.length && name.toLowerCase() === AUTHORIZATION) seen += 1;
   }
   if (seen > 1) throw new AppError("malformed_token", "more than one Authorization header", { headers: INVALID_TOKEN });
   return req.headers.authorization;
