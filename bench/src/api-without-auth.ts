@@ -1,16 +1,20 @@
 #!/usr/bin/env node
-import { createApp } from "@app/api/dist/app.js";
+import { createApp, verifierFromConfig } from "@app/api/dist/app.js";
 import { loadApiConfig } from "@app/api/dist/config.js";
 import { createHttpServer } from "@app/api/dist/http-server.js";
 /**
  * Bench only: the API built exactly as apps/api's server.ts builds it (same config from the same
- * environment, same middleware, same GET /api/me handler and JSON entry), except that its verifier
- * does not authenticate: every request is answered as one constant identity, whatever it carries
- * (the load sends no Authorization header at all). This is "the same handler without
- * authentication" of the issue's first scenario, measured against the real API on the same core.
+ * environment, same middleware, same GET /api/me handler and JSON entry, the same verifier), with
+ * one difference: a request **without** an Authorization header is not refused but answered as one
+ * constant identity, without any verification. A request with a bearer is verified exactly as by
+ * the API.
+ *
+ * So one process serves both sides of the issue's first scenario, "GET /api/me with a valid bearer
+ * vs the same handler without authentication": same JIT state, same heap, same log pipe; only the
+ * authentication differs (as the reference server's /plain and /jose share one process).
  *
  * Input: the API's environment plus BENCH_IDENTITY, the JSON of `{ userId, kid, claims }` of the
- * user the authenticated side's token names (so both sides answer the same body).
+ * user the bench's hot token names (so both sides answer the same body).
  */
 import type { VerifiedToken, Verifier } from "@app/auth-verify";
 import { createDb } from "@app/db";
@@ -27,24 +31,15 @@ const constant: VerifiedToken = Object.freeze({
 const config = loadApiConfig();
 const logger = createLogger({ name: "api-without-auth", level: config.logLevel });
 const db = createDb(config.databaseUrl);
-/** A verifier that does not verify: the answer is the constant identity, synchronously. */
-function unauthenticated(): Verifier {
-  const absent = (what: string) => () => {
-    throw new Error(`the unauthenticated bench API has no ${what}`);
-  };
-  return {
-    verifyNow: () => constant,
-    verify: async () => constant,
-    verifyToken: async () => constant,
-    get keySet(): Verifier["keySet"] {
-      return absent("key set")();
-    },
-    stats: absent("verifier counters"),
-    close: () => undefined,
-  };
-}
+const real = verifierFromConfig(config);
+/** The API's verifier, except that no credential at all means the constant identity. */
+const verifier: Verifier = {
+  ...real,
+  verifyNow: (authorization) => (authorization === undefined ? constant : real.verifyNow(authorization)),
+  verify: async (authorization) => (authorization === undefined ? constant : real.verify(authorization)),
+};
 
-const api = createApp({ config, db, logger, verifier: unauthenticated() });
+const api = createApp({ config, db, logger, verifier });
 const server = createHttpServer(api, config);
 await api.start();
 server.listen(config.port, config.host, () => logger.info({ port: config.port }, "listening"));
@@ -53,6 +48,7 @@ async function stop(): Promise<void> {
   server.close();
   server.closeAllConnections();
   await api.shutdown();
+  real.close();
   await db.close();
   process.exit(0);
 }

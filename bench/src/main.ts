@@ -136,8 +136,8 @@ async function main(): Promise<number> {
   const jwkX = jwks.keys.find((k) => k.kid === kid)?.x ?? "";
 
   // The API without authentication answers as the hot token's user, so both sides send the same body.
-  const apiNoAuth = want("pairs")
-    ? await startTwin("api without authentication", path.join(HERE, "api-without-auth.js"), cores.server, [], {
+  const apiTwin = want("pairs")
+    ? await startTwin("api with an unauthenticated mode", path.join(HERE, "api-without-auth.js"), cores.server, [], {
         ...stack.apiEnv,
         BENCH_IDENTITY: JSON.stringify(identityOf(hotToken)),
       })
@@ -150,7 +150,7 @@ async function main(): Promise<number> {
     stack,
     ref,
     ...(refB ? { refB } : {}),
-    ...(apiNoAuth ? { apiNoAuth } : {}),
+    ...(apiTwin ? { apiTwin } : {}),
     worker,
     log,
     users,

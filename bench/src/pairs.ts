@@ -14,6 +14,8 @@
  *
  * An A/A control pair (/plain against itself) shows each method's own error.
  */
+
+import type { Twin } from "./infra.js";
 import type { HttpResult, HttpSpec } from "./protocol.js";
 import type { Ctx } from "./scenarios.js";
 import { median, rotate, spread } from "./stats.js";
@@ -21,7 +23,7 @@ import { median, rotate, spread } from "./stats.js";
 /** How a pair was measured (see the module comment). */
 export type PairMode = "adjacent" | "simultaneous";
 
-type Side = { label: string; server: "ref" | "api-1" | "api-noauth"; path: string; load: "none" | "hot" | "cold" | "cookie" };
+type Side = { label: string; server: "ref" | "api"; path: string; load: "none" | "hot" | "cold" | "cookie" };
 
 interface PairDef {
   key: string;
@@ -58,9 +60,9 @@ const PLAIN_VERIFY: Side = { label: "/plain-verify", server: "ref", path: "/plai
 const JOSE_HOT: Side = { label: "/jose, repeated token", server: "ref", path: "/jose", load: "hot" };
 const JOSE_COLD: Side = { label: "/jose, cold tokens", server: "ref", path: "/jose", load: "cold" };
 
-const API_NOAUTH: Side = { label: "API /api/me, no authentication", server: "api-noauth", path: "/api/me", load: "none" };
-const API_HOT: Side = { label: "API /api/me, repeated token", server: "api-1", path: "/api/me", load: "hot" };
-const API_COLD: Side = { label: "API /api/me, cold tokens", server: "api-1", path: "/api/me", load: "cold" };
+const API_NOAUTH: Side = { label: "API /api/me, no authentication", server: "api", path: "/api/me", load: "none" };
+const API_HOT: Side = { label: "API /api/me, repeated token", server: "api", path: "/api/me", load: "hot" };
+const API_COLD: Side = { label: "API /api/me, cold tokens", server: "api", path: "/api/me", load: "cold" };
 
 /** Cold-path bound of the issue: CPU ≤ 1.3 × (baseline + raw verify), i.e. req/s ratio ≥ 1 / 1.3. */
 export const COLD_BOUND_RATIO = 1 / 1.3;
@@ -87,9 +89,11 @@ export const PAIRS: readonly PairDef[] = [
     b: { label: "/cookie-pg", server: "ref", path: "/cookie-pg", load: "cookie" },
     modes: ["adjacent"],
   },
-  // The issue's own definition, on the product: GET /api/me of the real API with a valid bearer vs
-  // the same API and handler without authentication (api-without-auth.ts: the verifier answers a
-  // constant identity, the request carries no Authorization header).
+  // The issue's own definition, on the product: GET /api/me of the API with a valid bearer vs the
+  // same API and handler without authentication, both served by one process (api-without-auth.ts:
+  // the API as built by server.ts, answering a request without Authorization as a constant
+  // identity and verifying the others as the API does). Adjacent only: loaded at the same time, one
+  // event loop would serve both sides' connections in turn, whatever each request costs.
   {
     key: "api-auth-hot",
     label: "API GET /api/me, repeated token, vs the same API without authentication",
@@ -111,14 +115,8 @@ export const PAIRS: readonly PairDef[] = [
 function specFor(ctx: Ctx, side: Side, refIndex: 0 | 1, warmupSec: number): HttpSpec {
   const refs = [ctx.ref, ctx.refB ?? ctx.ref];
   const ref = refs[refIndex] as (typeof refs)[number];
-  const noAuth = ctx.apiNoAuth;
-  if (side.server === "api-noauth" && !noAuth) throw new Error("the pairs scenario needs the API without authentication");
-  const server =
-    side.server === "ref"
-      ? ref
-      : side.server === "api-1"
-        ? { url: ctx.stack.apiUrls[0] as string, pid: ctx.stack.api1.child.pid as number }
-        : (noAuth as { url: string; pid: number });
+  if (side.server === "api" && !ctx.apiTwin) throw new Error("the pairs scenario needs the bench's API instance");
+  const server = side.server === "ref" ? ref : (ctx.apiTwin as Twin);
   const base = server.url;
   const pid = server.pid;
   const cursor = side.server === "ref" ? `pair-ref-${refIndex}` : `pair-${side.server}`;

@@ -259,7 +259,8 @@ export function renderReport(report: RunReport): string {
     out.push("");
     out.push(
       `**Adjacent**: one server on the dedicated server core, A B B A runs of ${s.adjacentSec} s with ${s.connections} connections, ${s.adjacentRounds} rounds; b/a = (B1 + B2) ÷ (A1 + A2) req/s. ` +
-        `**Simultaneous**: two identical reference servers (and api-1) share the server core, A and B loaded at the same time for ${s.pairDurationSec} s with ${Math.max(1, Math.floor(s.connections / 2))} connections each, ${s.pairRounds} rounds, the servers swapping sides every round. The A/A control shows each method's error.`,
+        `**Simultaneous**: two identical reference servers (and the bench's API instance) share the server core, A and B loaded at the same time for ${s.pairDurationSec} s with ${Math.max(1, Math.floor(s.connections / 2))} connections each, ${s.pairRounds} rounds, the servers swapping sides every round. The A/A control shows each method's error. ` +
+        "**API pairs** (adjacent only): one API process (bench/src/api-without-auth.ts, built as server.ts builds the API) serves GET /api/me to a bearer, verified as the API does, and to a request without a credential, answered as the same user without verification.",
     );
     out.push("");
     out.push(

@@ -29,8 +29,8 @@ export interface Ctx {
   ref: ReferenceServer;
   /** A second, identical reference server on the same core (the pairs scenario). */
   refB?: ReferenceServer;
-  /** The API built as api-1 but without authentication (api-without-auth.ts; the pairs scenario). */
-  apiNoAuth?: Twin;
+  /** The API as server.ts builds it, also answering requests without a credential (api-without-auth.ts; pairs). */
+  apiTwin?: Twin;
   worker: LoadWorker;
   log: (line: string) => void;
   users: SeedUser[];

@@ -78,6 +78,20 @@ export interface ApiApp {
   shutdown(reason?: string): Promise<void>;
 }
 
+/** The API's verifier as its configuration describes it (key set address, claims, cache, timings). */
+export function verifierFromConfig(config: ApiConfig, now?: () => number): Verifier {
+  return createVerifier({
+    jwksUrl: config.jwksUrl,
+    issuer: config.issuer,
+    audience: config.audience,
+    verifiedCache: config.verifyCache,
+    ...(config.jwksStaleIfErrorMs === undefined ? {} : { staleIfErrorMs: config.jwksStaleIfErrorMs }),
+    ...(config.jwksCacheMaxAgeMs === undefined ? {} : { cacheMaxAgeMs: config.jwksCacheMaxAgeMs }),
+    ...(config.jwksCooldownMs === undefined ? {} : { cooldownMs: config.jwksCooldownMs }),
+    ...(now ? { now } : {}),
+  });
+}
+
 /** Maps dependency failures to coded errors. */
 function classify(error: unknown): AppError | undefined {
   if (isDatabaseUnavailable(error)) return new AppError("service_unavailable", "database unavailable", { cause: error });
@@ -101,18 +115,7 @@ function textProviderFrom(config: ApiConfig, doFetch: typeof fetch | undefined):
  */
 export function createApp(deps: ApiDeps): ApiApp {
   const { config, db, logger } = deps;
-  const verifier =
-    deps.verifier ??
-    createVerifier({
-      jwksUrl: config.jwksUrl,
-      issuer: config.issuer,
-      audience: config.audience,
-      verifiedCache: config.verifyCache,
-      ...(config.jwksStaleIfErrorMs === undefined ? {} : { staleIfErrorMs: config.jwksStaleIfErrorMs }),
-      ...(config.jwksCacheMaxAgeMs === undefined ? {} : { cacheMaxAgeMs: config.jwksCacheMaxAgeMs }),
-      ...(config.jwksCooldownMs === undefined ? {} : { cooldownMs: config.jwksCooldownMs }),
-      ...(deps.now ? { now: deps.now } : {}),
-    });
+  const verifier = deps.verifier ?? verifierFromConfig(config, deps.now);
   const authenticate = createAuthenticate(verifier);
   const prisma = db.prisma;
   const bus = new EventBus({
