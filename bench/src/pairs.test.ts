@@ -56,3 +56,15 @@ describe("simultaneous pairs", () => {
     expect(PAIRS.find((p) => p.key === "control")).toMatchObject({ a: { path: "/plain" }, b: { path: "/plain" } });
   });
 });
+
+describe("pair definitions", () => {
+  it("never load one process with both sides at once (its event loop would serve them in turn)", () => {
+    for (const pair of PAIRS) {
+      const simultaneous = pair.modes === undefined || pair.modes.includes("simultaneous");
+      // Reference sides run on two identical servers that swap; any other server is one process.
+      if (simultaneous && pair.a.server === pair.b.server) expect(pair.a.server, pair.key).toBe("ref");
+    }
+    expect(PAIRS.filter((p) => p.key.startsWith("api-auth")).map((p) => p.modes)).toEqual([["adjacent"], ["adjacent"]]);
+  });
+});
+

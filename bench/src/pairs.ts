@@ -100,6 +100,7 @@ export const PAIRS: readonly PairDef[] = [
     a: API_NOAUTH,
     b: API_HOT,
     threshold: 0.9,
+    modes: ["adjacent"],
   },
   {
     key: "api-auth-cold",
@@ -107,6 +108,7 @@ export const PAIRS: readonly PairDef[] = [
     a: API_NOAUTH,
     b: API_COLD,
     threshold: 0.45,
+    modes: ["adjacent"],
   },
   // What the API's own middleware (security headers, CORS, routing, entry) costs over the bare reference.
   { key: "api-overhead", label: "the API's own cost: API /api/me without authentication vs reference /plain", a: PLAIN, b: API_NOAUTH },
