@@ -67,4 +67,3 @@ describe("pair definitions", () => {
     expect(PAIRS.filter((p) => p.key.startsWith("api-auth")).map((p) => p.modes)).toEqual([["adjacent"], ["adjacent"]]);
   });
 });
-
