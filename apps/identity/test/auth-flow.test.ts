@@ -1,8 +1,10 @@
-import { createHash } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { JWT_LIFETIME_SECONDS, SET_AUTH_JWT_HEADER } from "@app/contracts";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
+
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sessionKey } from "../src/services/sessions.js";
 import { frozenClock, identityKit, type Kit, ORIGIN, SECRET, sessionCookie, sessionCookieLine, signUp } from "./kit.js";
 
 const clock = frozenClock();
@@ -49,13 +51,13 @@ describe("sign-up and sign-in: a cookie session, never a JWT", () => {
     }
   });
 
-  it("stores only a hash of the cookie secret", async () => {
+  it("stores only a MAC of the cookie secret, keyed from AUTH_SECRET", async () => {
     const { cookie, user } = await signUp(kit.app);
     const [id, secret] = (cookie.split("=")[1] ?? "").split(".");
     const row = await kit.db.prisma.session.findUniqueOrThrow({ where: { id: id ?? "" } });
     expect(row.userId).toBe(user.id);
     expect(Buffer.from(row.secretHash)).toEqual(
-      createHash("sha256")
+      createHmac("sha256", sessionKey(SECRET))
         .update(secret ?? "")
         .digest(),
     );

@@ -33,7 +33,13 @@ describe("Sessions.validate", () => {
     ["Prisma's raw API", false],
   ])("answers the session and user exactly as the Prisma model does, in one statement (%s)", async (label, withPool) => {
     const clock = frozenClock();
-    const sessions = new Sessions({ prisma: db.prisma, ...(withPool ? { pool: db.pool } : {}), ttlMs: 10 * HOUR, now: clock.now });
+    const sessions = new Sessions({
+      prisma: db.prisma,
+      authSecret: SECRET,
+      ...(withPool ? { pool: db.pool } : {}),
+      ttlMs: 10 * HOUR,
+      now: clock.now,
+    });
     const user = await newUser(withPool ? "pool" : "prisma");
     const { token, session } = await sessions.create(user.id, { ipAddress: "127.0.0.1", userAgent: "test" });
     const before = db.queryCount();
@@ -48,7 +54,7 @@ describe("Sessions.validate", () => {
 
   it("refuses a wrong secret and an unknown id, deletes an expired row, slides a half-spent one", async () => {
     const clock = frozenClock();
-    const sessions = new Sessions({ prisma: db.prisma, pool: db.pool, ttlMs: 10 * HOUR, now: clock.now });
+    const sessions = new Sessions({ prisma: db.prisma, authSecret: SECRET, pool: db.pool, ttlMs: 10 * HOUR, now: clock.now });
     const user = await newUser("rules");
     const { token, session } = await sessions.create(user.id);
     const [id = "", secret = ""] = token.split(".");

@@ -40,7 +40,9 @@ describe("AUTH_SECRET changed", () => {
     expect(jwks.keys.map((k: { kid: string }) => k.kid)).not.toContain(oldKid);
     expect(jwks.keys).toHaveLength(1);
 
-    const newToken = await tokenFor(after, cookie);
+    // The old session ended with the secret (sessions.ts); a new sign-in gets a JWT of the new key.
+    await request(after.app).post("/api/auth/get-session").set("cookie", cookie).expect(401);
+    const newToken = await tokenFor(after, (await signUp(after.app)).cookie);
     expect(decodeProtectedHeader(newToken).kid).not.toBe(oldKid);
     const keys = createLocalJWKSet(jwks);
     await expect(jwtVerify(newToken, keys)).resolves.toBeTruthy();
@@ -58,9 +60,9 @@ describe("AUTH_SECRET changed", () => {
     const { cookie } = await signUp(first.app);
     const oldKid = decodeProtectedHeader(await tokenFor(first, cookie)).kid;
     const second = await kit({ AUTH_SECRET: "second-secret-second-secret-second-secr" });
-    await tokenFor(second, cookie);
+    await tokenFor(second, (await signUp(second.app)).cookie);
     const back = await kit({ AUTH_SECRET: "first-secret-first-secret-first-secret-1" });
-    const token = await tokenFor(back, cookie);
+    const token = await tokenFor(back, (await signUp(back.app)).cookie);
     expect(decodeProtectedHeader(token).kid).not.toBe(oldKid);
     const served = (await request(back.app).get("/api/auth/jwks").expect(200)).body.keys.map((k: { kid: string }) => k.kid);
     expect(served).not.toContain(oldKid);
@@ -72,14 +74,15 @@ describe("AUTH_SECRET changed", () => {
     await tokenFor(oldInstance, cookie);
     await new Promise((r) => setTimeout(r, 5));
     const newInstance = await kit({ AUTH_SECRET: "second-secret-second-secret-second-secr" });
-    const newKid = decodeProtectedHeader(await tokenFor(newInstance, cookie)).kid;
+    const fresh = (await signUp(newInstance.app)).cookie;
+    const newKid = decodeProtectedHeader(await tokenFor(newInstance, fresh)).kid;
 
     // The instance still on the old secret refuses with 503 instead of retiring the new key...
     const refused = await request(oldInstance.app).post("/api/auth/get-session").set("cookie", cookie).expect(503);
     expect(refused.body.error.code).toBe("service_unavailable");
     await request(oldInstance.app).get("/api/auth/jwks").expect(503);
     // ...so the instance with the current secret keeps its key.
-    expect(decodeProtectedHeader(await tokenFor(newInstance, cookie)).kid).toBe(newKid);
+    expect(decodeProtectedHeader(await tokenFor(newInstance, fresh)).kid).toBe(newKid);
     expect(await newInstance.db.prisma.jwks.count({ where: { retiredAt: null } })).toBe(1);
   });
 });

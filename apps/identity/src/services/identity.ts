@@ -58,6 +58,7 @@ export class IdentityService {
     this.sessions = new Sessions({
       prisma: deps.prisma,
       ...pool,
+      authSecret: deps.settings.authSecret,
       ttlMs: deps.settings.sessionTtlMs,
       now: this.#now,
       ...(deps.settings.maxSessionsPerUser === undefined ? {} : { maxPerUser: deps.settings.maxSessionsPerUser }),

@@ -1,11 +1,19 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PrismaClient, Session, User } from "@app/db";
 import { type RawQuery, rawRows, type SqlPool } from "./raw-query.js";
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/;
 
-function hashSecret(secret: string): Buffer {
-  return createHash("sha256").update(secret).digest();
+/**
+ * HKDF-SHA256 salt and info of the session key, with the salt packages/secret-box uses and an info
+ * of its own, so the session key and the key that seals signing keys are independent.
+ */
+const KDF_SALT = "token-auth-service";
+const KDF_INFO = "session-secret-hmac";
+
+/** The HMAC key of session secrets, derived from AUTH_SECRET. */
+export function sessionKey(authSecret: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", authSecret, KDF_SALT, KDF_INFO, 32));
 }
 
 /** The session row and its user's row, as one statement returns them. */
@@ -79,7 +87,9 @@ export interface SessionMeta {
 
 /**
  * Cookie sessions in the lucia style: the cookie carries `<id>.<secret>`, the row stores only
- * SHA-256(secret), compared in constant time, so a database leak yields no usable cookie.
+ * HMAC-SHA256(secret) under a key derived from AUTH_SECRET, compared in constant time, so a
+ * database leak yields no usable cookie, and changing AUTH_SECRET signs everyone out (every stored
+ * MAC stops matching) while a restart with the same secret keeps every session.
  * Expiry slides: a session used in the second half of its lifetime is extended.
  */
 export class Sessions {
@@ -88,17 +98,30 @@ export class Sessions {
   readonly #ttlMs: number;
   readonly #now: () => number;
   readonly #maxPerUser: number;
+  readonly #key: Buffer;
 
   /**
    * @param deps - `pool`: the `pg` pool under `prisma` (`Db.pool`); the hot read runs on it as raw
    *   SQL (without it, through Prisma's raw query API).
    */
-  constructor(deps: { prisma: PrismaClient; pool?: SqlPool; ttlMs: number; now?: () => number; maxPerUser?: number }) {
+  constructor(deps: {
+    prisma: PrismaClient;
+    pool?: SqlPool;
+    authSecret: string;
+    ttlMs: number;
+    now?: () => number;
+    maxPerUser?: number;
+  }) {
     this.#db = deps.prisma;
+    this.#key = sessionKey(deps.authSecret);
     this.#pool = deps.pool;
     this.#ttlMs = deps.ttlMs;
     this.#now = deps.now ?? Date.now;
     this.#maxPerUser = deps.maxPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
+  }
+
+  #mac(secret: string): Buffer {
+    return createHmac("sha256", this.#key).update(secret).digest();
   }
 
   /** Session lifetime in ms (also the cookie's Max-Age). */
@@ -118,7 +141,7 @@ export class Sessions {
       data: {
         id,
         userId,
-        secretHash: new Uint8Array(hashSecret(secret)),
+        secretHash: new Uint8Array(this.#mac(secret)),
         expiresAt: new Date(this.#now() + this.#ttlMs),
         ipAddress: meta.ipAddress?.slice(0, 64) ?? null,
         userAgent: meta.userAgent?.slice(0, 512) ?? null,
@@ -142,7 +165,7 @@ export class Sessions {
     const [row] = await rawRows<SessionUserRow>(this.#db, this.#pool, sessionQuery(id));
     if (!row) return undefined;
     const expected = Buffer.from(row.secret_hash);
-    const actual = hashSecret(secret);
+    const actual = this.#mac(secret);
     if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
     const now = this.#now();
     if (row.expires_at.getTime() <= now) {
