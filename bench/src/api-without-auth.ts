@@ -1,7 +1,5 @@
 #!/usr/bin/env node
-import { createApp, verifierFromConfig } from "@app/api/dist/app.js";
-import { loadApiConfig } from "@app/api/dist/config.js";
-import { createHttpServer } from "@app/api/dist/http-server.js";
+import { createApp, createHttpServer, loadApiConfig, verifierFromConfig } from "@app/api/embed";
 /**
  * Bench only: the API built exactly as apps/api's server.ts builds it (same config from the same
  * environment, same middleware, same GET /api/me handler and JSON entry, the same verifier), with
