@@ -90,7 +90,10 @@ export function createGateway(options: GatewayOptions): Server {
   const server = http.createServer({ maxHeaderSize: 128 * 1024 }, (req, res) => {
     const url = req.url ?? "/";
     if (url === "/healthz" || url.startsWith("/healthz?")) {
-      res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
+      // `instance`: the launcher's per-launch nonce (tools/stack/src/processes.ts), when it set one.
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ status: "ok", instance: process.env.STACK_INSTANCE_ID }));
       return;
     }
     if (isAmbiguousPath(url)) {

@@ -6,7 +6,8 @@ import type { EventBus } from "../events/bus.js";
 export function healthRoutes(db: Pick<Db, "ping">, bus: Pick<EventBus, "connected">): Router {
   const router = Router();
   router.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
+    // `instance`: the launcher's per-launch nonce (tools/stack/src/processes.ts), when it set one.
+    res.json({ status: "ok", instance: process.env.STACK_INSTANCE_ID });
   });
   router.get("/readyz", async (_req, res) => {
     const database = await db.ping();

@@ -5,7 +5,8 @@ import { Router } from "express";
 export function healthRoutes(db: Pick<Db, "ping">): Router {
   const router = Router();
   router.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
+    // `instance`: the launcher's per-launch nonce (tools/stack/src/processes.ts), when it set one.
+    res.json({ status: "ok", instance: process.env.STACK_INSTANCE_ID });
   });
   router.get("/readyz", async (_req, res) => {
     const ready = await db.ping();

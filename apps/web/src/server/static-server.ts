@@ -95,7 +95,9 @@ export function createStaticServer(options: StaticServerOptions): http.Server {
     if (req.method !== "GET" && req.method !== "HEAD")
       return send(res, 405, "text/plain; charset=utf-8", "method not allowed\n", { allow: "GET, HEAD" });
     const urlPath = new URL(req.url ?? "/", "http://web.invalid").pathname;
-    if (urlPath === "/healthz") return send(res, 200, "application/json", '{"status":"ok"}');
+    // `instance`: the launcher's per-launch nonce (tools/stack/src/processes.ts), when it set one.
+    if (urlPath === "/healthz")
+      return send(res, 200, "application/json", JSON.stringify({ status: "ok", instance: process.env.STACK_INSTANCE_ID }));
     if (urlPath === "/config.js") return send(res, 200, TYPES[".js"] ?? "", config, { "cache-control": "no-store" });
     let file = resolveFile(root, urlPath === "/" ? "/index.html" : urlPath);
     if (!file) return send(res, 400, "text/plain; charset=utf-8", "bad path\n");
