@@ -1,4 +1,6 @@
 import path from "node:path";
+import { DEFAULT_CACHE_MAX_AGE_MS, DEFAULT_COOLDOWN_MS } from "@app/auth-verify";
+import { DEFAULT_JWKS_CACHE_MAX_AGE_MS, DEFAULT_JWKS_COOLDOWN_MS } from "@app/http-kit";
 import { describe, expect, it } from "vitest";
 import { testConfig } from "./config.js";
 
@@ -34,7 +36,12 @@ describe("api config", () => {
       /DATA_ENCRYPTION_KEY/,
     );
     expect(() =>
-      testConfig({ DATABASE_URL: "postgresql://x/y", NODE_ENV: "production", DATA_ENCRYPTION_KEY: "x".repeat(32) }),
+      testConfig({
+        DATABASE_URL: "postgresql://x/y",
+        NODE_ENV: "production",
+        DATA_ENCRYPTION_KEY: "x".repeat(32),
+        BASE_URL: "https://app.example.com",
+      }),
     ).not.toThrow();
   });
 
@@ -46,8 +53,40 @@ describe("api config", () => {
         DATABASE_URL: "postgresql://x/y",
         NODE_ENV: "production",
         DATA_ENCRYPTION_KEY: "x".repeat(32),
+        BASE_URL: "https://app.example.com",
         MCP_ALLOW_PRIVATE_URLS: "true",
       }),
     ).toThrow(/MCP_ALLOW_PRIVATE_URLS/);
+  });
+
+  describe("settings shared with identity (packages/http-kit/src/shared-settings.ts)", () => {
+    const db = { DATABASE_URL: "postgresql://x/y" };
+
+    it("requires BASE_URL in production, like identity", () => {
+      expect(() => testConfig({ ...db, NODE_ENV: "production", DATA_ENCRYPTION_KEY: "x".repeat(32) })).toThrow(
+        /BASE_URL is required in production/,
+      );
+    });
+
+    it("reads JWT_ISSUER/JWT_AUDIENCE like identity: trimmed, never empty, BASE_URL otherwise", () => {
+      const c = testConfig({ ...db, BASE_URL: "https://app.example.com", JWT_ISSUER: " urn:issuer ", JWT_AUDIENCE: "urn:aud" });
+      expect([c.issuer, c.audience]).toEqual(["urn:issuer", "urn:aud"]);
+      expect(() => testConfig({ ...db, JWT_ISSUER: "" })).toThrow(/JWT_ISSUER must not be empty/);
+      expect(() => testConfig({ ...db, JWT_AUDIENCE: " " })).toThrow(/JWT_AUDIENCE must not be empty/);
+    });
+
+    it("defaults the key set timings to the verifier's contract values", () => {
+      const c = testConfig(db);
+      expect([c.jwksCacheMaxAgeMs, c.jwksCooldownMs]).toEqual([DEFAULT_JWKS_CACHE_MAX_AGE_MS, DEFAULT_JWKS_COOLDOWN_MS]);
+      expect([DEFAULT_JWKS_CACHE_MAX_AGE_MS, DEFAULT_JWKS_COOLDOWN_MS]).toEqual([DEFAULT_CACHE_MAX_AGE_MS, DEFAULT_COOLDOWN_MS]);
+    });
+
+    it("refuses a JWKS max age + cooldown longer than the key activation delay, naming the variables", () => {
+      expect(() => testConfig({ ...db, JWKS_CACHE_MAX_AGE_MS: "900000" })).toThrow(
+        /KEY_ACTIVATION_DELAY_MS \(630000\) must be at least JWKS_CACHE_MAX_AGE_MS \+ JWKS_COOLDOWN_MS/,
+      );
+      const fast = testConfig({ ...db, KEY_ACTIVATION_DELAY_MS: "1200", JWKS_CACHE_MAX_AGE_MS: "1000", JWKS_COOLDOWN_MS: "200" });
+      expect([fast.jwksCacheMaxAgeMs, fast.jwksCooldownMs]).toEqual([1000, 200]);
+    });
   });
 });

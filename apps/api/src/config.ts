@@ -1,5 +1,14 @@
 import path from "node:path";
-import { commaList, loadConfig, originList, portSchema, trustProxySchema } from "@app/http-kit";
+import {
+  commaList,
+  loadConfig,
+  originList,
+  portSchema,
+  refineSharedSettings,
+  sharedSettingsShape,
+  tokenSettings,
+  trustProxySchema,
+} from "@app/http-kit";
 import { z } from "zod";
 
 const MIB = 1024 * 1024;
@@ -33,12 +42,10 @@ const schema = z
     PORT: portSchema.default(3002),
     DATABASE_URL: z.string({ error: "DATABASE_URL is required" }).min(1, "DATABASE_URL is required"),
     IDENTITY_URL: z.url({ error: "IDENTITY_URL must be an absolute URL" }).default("http://127.0.0.1:3001"),
-    BASE_URL: z.url({ error: "BASE_URL must be an absolute URL" }).default("http://localhost:3000"),
-    JWT_ISSUER: z.string().min(1).optional(),
-    JWT_AUDIENCE: z.string().min(1).optional(),
+    // BASE_URL, JWT_ISSUER/JWT_AUDIENCE, JWKS_CACHE_MAX_AGE_MS, JWKS_COOLDOWN_MS and
+    // KEY_ACTIVATION_DELAY_MS: one definition with identity (packages/http-kit/src/shared-settings.ts).
+    ...sharedSettingsShape,
     JWKS_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).optional(),
-    JWKS_CACHE_MAX_AGE_MS: z.coerce.number().int().min(1).optional(),
-    JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).optional(),
     MAX_HEADER_BYTES: z.coerce
       .number()
       .int()
@@ -77,6 +84,7 @@ const schema = z
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .superRefine((env, ctx) => {
+    refineSharedSettings(env, ctx);
     if (env.NODE_ENV === "production" && env.DATA_ENCRYPTION_KEY.length < 32) {
       ctx.addIssue({
         code: "custom",
@@ -148,7 +156,7 @@ const strip = (url: string) => url.replace(/\/+$/, "");
 
 /** Builds the config from a parsed environment; pure, so tests can call it with a literal. */
 export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): ApiConfig {
-  const baseUrl = strip(env.BASE_URL);
+  const { baseUrl, issuer, audience } = tokenSettings(env);
   const identityUrl = strip(env.IDENTITY_URL);
   const origins = env.CORS_ORIGINS.length ? env.CORS_ORIGINS : env.NODE_ENV === "production" ? [] : ["http://localhost:5173"];
   return {
@@ -160,8 +168,8 @@ export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): A
     jwksUrl: `${identityUrl}/api/auth/jwks`,
     getSessionUrl: `${identityUrl}/api/auth/get-session`,
     baseUrl,
-    issuer: env.JWT_ISSUER ?? baseUrl,
-    audience: env.JWT_AUDIENCE ?? baseUrl,
+    issuer,
+    audience,
     jwksStaleIfErrorMs: env.JWKS_STALE_IF_ERROR_MS,
     jwksCacheMaxAgeMs: env.JWKS_CACHE_MAX_AGE_MS,
     jwksCooldownMs: env.JWKS_COOLDOWN_MS,

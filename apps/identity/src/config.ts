@@ -1,7 +1,14 @@
 import { createHash } from "node:crypto";
-import { loadConfig, originList, portSchema, trustProxySchema } from "@app/http-kit";
+import {
+  loadConfig,
+  originList,
+  portSchema,
+  refineSharedSettings,
+  sharedSettingsShape,
+  tokenSettings,
+  trustProxySchema,
+} from "@app/http-kit";
 import { z } from "zod";
-import { DEFAULT_KEY_ACTIVATION_DELAY_MS } from "./services/key-set.js";
 
 const MINUTE = 60 * 1000;
 const DAY = 24 * 60 * MINUTE;
@@ -13,15 +20,16 @@ const schema = z
     PORT: portSchema.default(3001),
     DATABASE_URL: z.string({ error: "DATABASE_URL is required" }).min(1, "DATABASE_URL is required"),
     AUTH_SECRET: z.string({ error: "AUTH_SECRET is required" }).min(1, "AUTH_SECRET is required"),
-    BASE_URL: z.url({ error: "BASE_URL must be an absolute URL" }).optional(),
+    // BASE_URL, JWT_ISSUER/JWT_AUDIENCE, KEY_ACTIVATION_DELAY_MS and the verifiers'
+    // JWKS_CACHE_MAX_AGE_MS/JWKS_COOLDOWN_MS: one definition with the API
+    // (packages/http-kit/src/shared-settings.ts), so a fresh key is never unknown to a verifier.
+    ...sharedSettingsShape,
     CORS_ORIGINS: originList,
     CORS_EXPOSE_AUTH_HEADER: z.enum(["true", "false"]).default("true"),
     COOKIE_PREFIX: z
       .string()
       .regex(/^[\w-]+$/, "COOKIE_PREFIX may hold letters, digits, _ and -")
       .default("identity"),
-    JWT_ISSUER: z.string().optional(),
-    JWT_AUDIENCE: z.string().optional(),
     SESSION_TTL_DAYS: z.coerce.number().positive().max(400, "SESSION_TTL_DAYS must be at most 400").default(7),
     TRUST_PROXY: trustProxySchema,
     REDIS_URL: z
@@ -43,7 +51,6 @@ const schema = z
       .default(15 * MINUTE),
     MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).default(50),
     KEY_ROTATION_DAYS: z.coerce.number().min(0).default(0),
-    KEY_ACTIVATION_DELAY_MS: z.coerce.number().int().min(0).default(DEFAULT_KEY_ACTIVATION_DELAY_MS),
     HOUSEKEEPING_INTERVAL_MS: z.coerce
       .number()
       .int()
@@ -52,11 +59,9 @@ const schema = z
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .superRefine((env, ctx) => {
+    refineSharedSettings(env, ctx);
     if (env.NODE_ENV === "production" && env.AUTH_SECRET.trim().length < 32) {
       ctx.addIssue({ code: "custom", path: ["AUTH_SECRET"], message: "AUTH_SECRET must be at least 32 characters in production" });
-    }
-    if (env.NODE_ENV === "production" && !env.BASE_URL) {
-      ctx.addIssue({ code: "custom", path: ["BASE_URL"], message: "BASE_URL is required in production (JWT issuer, cookie Secure flag)" });
     }
   });
 
@@ -121,7 +126,7 @@ function defaultRedisPrefix(databaseUrl: string): string {
 
 /** Builds the config from an environment; pure, so tests can call it with a literal. */
 export function configFrom(env: z.output<typeof schema>): IdentityConfig {
-  const baseUrl = (env.BASE_URL ?? "http://localhost:3000").replace(/\/+$/, "");
+  const { baseUrl, issuer, audience } = tokenSettings(env);
   const origins = env.CORS_ORIGINS.length ? env.CORS_ORIGINS : env.NODE_ENV === "production" ? [] : ["http://localhost:5173"];
   return {
     env: env.NODE_ENV,
@@ -134,8 +139,8 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
     exposeAuthHeader: env.CORS_EXPOSE_AUTH_HEADER === "true",
     cookieName: `${env.COOKIE_PREFIX}.session_token`,
     secureCookies: baseUrl.startsWith("https:"),
-    issuer: env.JWT_ISSUER ?? baseUrl,
-    audience: env.JWT_AUDIENCE ?? baseUrl,
+    issuer,
+    audience,
     sessionTtlMs: env.SESSION_TTL_DAYS * DAY,
     trustProxy: env.TRUST_PROXY,
     rateLimits: {

@@ -31,3 +31,28 @@ describe("identity config: hardening settings", () => {
     expect(testConfig({ ...base, KEY_ROTATION_DAYS: "90" }).keyRotationMs).toBe(90 * 86_400_000);
   });
 });
+
+describe("identity config: settings shared with the API (packages/http-kit/src/shared-settings.ts)", () => {
+  it("requires BASE_URL in production and derives issuer and audience from it", () => {
+    const prod = { ...base, NODE_ENV: "production" };
+    expect(() => testConfig(prod)).toThrow(/BASE_URL is required in production/);
+    const c = testConfig({ ...prod, BASE_URL: "https://auth.example.com/" });
+    expect([c.baseUrl, c.issuer, c.audience]).toEqual(["https://auth.example.com", "https://auth.example.com", "https://auth.example.com"]);
+  });
+
+  it("takes JWT_ISSUER/JWT_AUDIENCE trimmed and refuses them empty", () => {
+    const c = testConfig({ ...base, JWT_ISSUER: " urn:issuer ", JWT_AUDIENCE: "urn:aud" });
+    expect([c.issuer, c.audience]).toEqual(["urn:issuer", "urn:aud"]);
+    expect(() => testConfig({ ...base, JWT_ISSUER: "" })).toThrow(/JWT_ISSUER must not be empty/);
+    expect(() => testConfig({ ...base, JWT_AUDIENCE: "  " })).toThrow(/JWT_AUDIENCE must not be empty/);
+  });
+
+  it("refuses a key activation delay shorter than the verifiers' JWKS max age + cooldown, naming the variables", () => {
+    expect(() => testConfig({ ...base, KEY_ACTIVATION_DELAY_MS: "629999" })).toThrow(
+      /KEY_ACTIVATION_DELAY_MS \(629999\) must be at least JWKS_CACHE_MAX_AGE_MS \+ JWKS_COOLDOWN_MS/,
+    );
+    expect(() => testConfig({ ...base, JWKS_CACHE_MAX_AGE_MS: "900000" })).toThrow(/KEY_ACTIVATION_DELAY_MS/);
+    const fast = testConfig({ ...base, KEY_ACTIVATION_DELAY_MS: "1200", JWKS_CACHE_MAX_AGE_MS: "1000", JWKS_COOLDOWN_MS: "200" });
+    expect(fast.keyActivationDelayMs).toBe(1200);
+  });
+});

@@ -21,6 +21,17 @@ describe("configuration", () => {
     expect(missing.status).toBe(78);
     expect(missing.stderr).toContain("AUTH_SECRET");
   });
+
+  it("stops start-up when a fresh key would be unknown to verifiers (activation delay < JWKS max age + cooldown)", () => {
+    const env = { PATH: process.env.PATH, DATABASE_URL: "postgresql://127.0.0.1:1/x", AUTH_SECRET: "x".repeat(32) };
+    const run = spawnSync(process.execPath, [server], {
+      env: { ...env, KEY_ACTIVATION_DELAY_MS: "1000", JWKS_CACHE_MAX_AGE_MS: "1000", JWKS_COOLDOWN_MS: "200" },
+      encoding: "utf8",
+      timeout: 15_000,
+    });
+    expect(run.status).toBe(78);
+    expect(run.stderr).toMatch(/KEY_ACTIVATION_DELAY_MS \(1000\) must be at least JWKS_CACHE_MAX_AGE_MS \+ JWKS_COOLDOWN_MS/);
+  });
 });
 
 describe("database unreachable", () => {

@@ -178,7 +178,7 @@ describe("rotation", () => {
 
   it("honours KEY_ACTIVATION_DELAY_MS", async () => {
     const clock = frozenClock();
-    const k = await kit({ KEY_ACTIVATION_DELAY_MS: "5000" }, clock.now);
+    const k = await kit({ KEY_ACTIVATION_DELAY_MS: "5000", JWKS_CACHE_MAX_AGE_MS: "4000", JWKS_COOLDOWN_MS: "1000" }, clock.now);
     const { cookie } = await signUp(k.app);
     await tokenFor(k, cookie);
     clock.advance(10_000);

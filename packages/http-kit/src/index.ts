@@ -7,4 +7,18 @@ export { type JsonBodyOptions, jsonBody } from "./json-body.js";
 export { createLogger, type LoggerOptions, redactUrl, requestLogging } from "./logger.js";
 export { type SecurityHeadersOptions, securityHeaders } from "./security-headers.js";
 export { type ServeOptions, serve } from "./serve.js";
+export {
+  DEFAULT_BASE_URL,
+  DEFAULT_JWKS_CACHE_MAX_AGE_MS,
+  DEFAULT_JWKS_COOLDOWN_MS,
+  DEFAULT_KEY_ACTIVATION_DELAY_MS,
+  KEY_SET_CHANNEL,
+  KEY_SET_EVENT_MAX_KIDS,
+  type KeySetEvent,
+  keySetEventSchema,
+  refineSharedSettings,
+  type SharedSettingsEnv,
+  sharedSettingsShape,
+  tokenSettings,
+} from "./shared-settings.js";
 export { parseOrThrow } from "./validate.js";

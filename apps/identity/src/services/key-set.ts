@@ -1,7 +1,7 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID } from "node:crypto";
 import { JWT_LIFETIME_SECONDS } from "@app/contracts";
 import type { Jwks, PrismaClient } from "@app/db";
-import { AppError } from "@app/http-kit";
+import { AppError, DEFAULT_KEY_ACTIVATION_DELAY_MS } from "@app/http-kit";
 import { SecretBox } from "@app/secret-box";
 import type { Logger } from "pino";
 import { rawRows, type SqlPool } from "./raw-query.js";
@@ -11,11 +11,11 @@ export const KEY_ALG = "EdDSA";
 /** A superseded key stays published for one token lifetime plus this skew, then drops out. */
 export const ROTATION_SKEW_MS = 5 * 60 * 1000;
 /**
- * How long a new key is published before it signs: the verifiers' JWKS cache max age (10 min)
- * plus their refetch cooldown (30 s). A verifier that cached the key set just before a rotation
- * has the new key before it meets the first token signed with it.
+ * How long a new key is published before it signs by default: the verifiers' JWKS cache max age
+ * plus their refetch cooldown, defined once for both services in packages/http-kit/src/shared-settings.ts.
  */
-export const DEFAULT_KEY_ACTIVATION_DELAY_MS = 10 * 60 * 1000 + 30_000;
+export { DEFAULT_KEY_ACTIVATION_DELAY_MS };
+
 /** Advisory-lock key that serialises key creation across identity instances. */
 const KEY_CREATION_LOCK = 0x6a776b73; // "jwks"
 

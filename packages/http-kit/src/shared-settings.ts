@@ -1,0 +1,84 @@
+import { z } from "zod";
+
+/**
+ * Settings both services read (apps/identity/src/config.ts and apps/api/src/config.ts), parsed by
+ * one schema so an operator sets each once for the whole deployment and the two services cannot
+ * disagree about defaults or rules.
+ */
+
+/** The verifiers' key set cache max age: the contract's 10 minutes (packages/auth-verify). */
+export const DEFAULT_JWKS_CACHE_MAX_AGE_MS = 10 * 60 * 1000;
+/** The verifiers' refetch cooldown for an unknown `kid`: the contract's 30 seconds. */
+export const DEFAULT_JWKS_COOLDOWN_MS = 30_000;
+/**
+ * How long identity publishes a new key before it signs: a verifier that cached the key set just
+ * before the key appeared refetches within max age + cooldown, so it knows the key before it
+ * meets a token signed with it.
+ */
+export const DEFAULT_KEY_ACTIVATION_DELAY_MS = DEFAULT_JWKS_CACHE_MAX_AGE_MS + DEFAULT_JWKS_COOLDOWN_MS;
+/** The public base URL outside production when BASE_URL is not set (the local gateway). */
+export const DEFAULT_BASE_URL = "http://localhost:3000";
+
+const claim = (name: string) => z.string().trim().min(1, `${name} must not be empty (leave it unset to use BASE_URL)`).optional();
+
+/** The shared variables, to spread into each service's `z.object({...})`. */
+export const sharedSettingsShape = {
+  BASE_URL: z.url({ error: "BASE_URL must be an absolute URL" }).optional(),
+  JWT_ISSUER: claim("JWT_ISSUER"),
+  JWT_AUDIENCE: claim("JWT_AUDIENCE"),
+  JWKS_CACHE_MAX_AGE_MS: z.coerce.number().int().min(1).default(DEFAULT_JWKS_CACHE_MAX_AGE_MS),
+  JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(DEFAULT_JWKS_COOLDOWN_MS),
+  KEY_ACTIVATION_DELAY_MS: z.coerce.number().int().min(0).default(DEFAULT_KEY_ACTIVATION_DELAY_MS),
+};
+
+/** The parsed shared variables (and NODE_ENV, which the rules read). */
+export type SharedSettingsEnv = z.output<z.ZodObject<typeof sharedSettingsShape>> & { NODE_ENV: string };
+
+/**
+ * The rules across the shared variables, for each service's `superRefine`: BASE_URL is required
+ * in production (it is the JWT issuer and audience and decides the cookie's Secure flag), and a
+ * new key must be published at least one verifier refetch (max age + cooldown) before it signs.
+ */
+export function refineSharedSettings(env: SharedSettingsEnv, ctx: z.RefinementCtx): void {
+  if (env.NODE_ENV === "production" && !env.BASE_URL) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["BASE_URL"],
+      message: "BASE_URL is required in production (JWT issuer and audience, cookie Secure flag)",
+    });
+  }
+  const refetch = env.JWKS_CACHE_MAX_AGE_MS + env.JWKS_COOLDOWN_MS;
+  if (env.KEY_ACTIVATION_DELAY_MS < refetch) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["KEY_ACTIVATION_DELAY_MS"],
+      message:
+        `KEY_ACTIVATION_DELAY_MS (${env.KEY_ACTIVATION_DELAY_MS}) must be at least JWKS_CACHE_MAX_AGE_MS + JWKS_COOLDOWN_MS ` +
+        `(${env.JWKS_CACHE_MAX_AGE_MS} + ${env.JWKS_COOLDOWN_MS} = ${refetch}), or verifiers refuse tokens of a fresh key; ` +
+        "give identity and API the same three values",
+    });
+  }
+}
+
+/** Public base URL (no trailing slash), JWT issuer and audience, derived alike in both services. */
+export function tokenSettings(env: Pick<SharedSettingsEnv, "BASE_URL" | "JWT_ISSUER" | "JWT_AUDIENCE">): {
+  baseUrl: string;
+  issuer: string;
+  audience: string;
+} {
+  const baseUrl = (env.BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+  return { baseUrl, issuer: env.JWT_ISSUER ?? baseUrl, audience: env.JWT_AUDIENCE ?? baseUrl };
+}
+
+/** PostgreSQL NOTIFY channel on which identity announces key set changes (docs/key-set-events.md). */
+export const KEY_SET_CHANNEL = "auth_key_set";
+
+/** Most kids one key set event lists (a NOTIFY payload must stay under 8000 bytes). */
+export const KEY_SET_EVENT_MAX_KIDS = 100;
+
+/** The payload of a {@link KEY_SET_CHANNEL} notification: what changed, never key material. */
+export const keySetEventSchema = z.object({
+  event: z.enum(["created", "retired", "rotated"]),
+  kids: z.array(z.string()).max(KEY_SET_EVENT_MAX_KIDS),
+});
+export type KeySetEvent = z.infer<typeof keySetEventSchema>;
