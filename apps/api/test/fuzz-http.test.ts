@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import http from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { startTestApi, type TestApi } from "./helpers.js";
 import { rawRequest } from "./raw-http.js";
 
@@ -112,4 +114,71 @@ describe("fuzzing the HTTP entry (fast-check)", () => {
     expect(statuses.get(401)).toBe(RUNS);
     expect((await fetch(`${t.url}/api/me`, { headers: { authorization: `Bearer ${valid}` } })).status).toBe(200);
   }, 120_000);
+});
+
+/** One UTF-16 code unit of any value, with lone surrogates and NUL made frequent. */
+const codeUnit = fc.oneof(
+  fc.constantFrom("\u0000", "\ud800", "\udbff", "\udc00", "\udfff", "\u001b", "\u202e"),
+  fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+  fc.constantFrom(..."0123456789abcdef-".split("")),
+);
+const hostileText = () => fc.string({ unit: codeUnit, minLength: 1, maxLength: 40 });
+
+describe("fuzzing ids (fast-check: lone surrogates, NUL, controls)", () => {
+  const CURSOR_RUNS = 600;
+  it(`answers ${CURSOR_RUNS} generated list cursors with 200 or 400, never 5xx`, async () => {
+    const auth = `Bearer ${valid}`;
+    const routes = ["/api/tasks", "/api/projects", "/api/agents", "/api/chats", "/api/mcp-servers"];
+    const cursor = fc.oneof(
+      hostileText().map((id) => Buffer.from(JSON.stringify({ id }), "utf8").toString("base64url")),
+      hostileText().map((raw) => Buffer.from(raw, "utf8").toString("base64url")),
+      fc.string({ unit: fc.constantFrom(...B64URL), maxLength: 60 }),
+    );
+    const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+    const samples = fc.sample(fc.tuple(cursor, fc.constantFrom(...routes)), { numRuns: CURSOR_RUNS, seed });
+    const failures: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < samples.length; i = next++) {
+        const [c, route] = samples[i] as [string, string];
+        const res = await rawRequest(`${t.url}${route}?cursor=${encodeURIComponent(c)}`, { headers: [["authorization", auth]], agent });
+        if (res.status !== 200 && res.status !== 400)
+          failures.push(`${route} ${JSON.stringify(c)} -> ${res.status} ${res.text.slice(0, 200)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: WIDTH }, worker));
+    expect(failures.slice(0, 5), `FUZZ_SEED=${seed} reproduces this run`).toEqual([]);
+  }, 60_000);
+
+  const WS_RUNS = 400;
+  it(`answers ${WS_RUNS} generated WebSocket taskIds with not_found or bad_request, never internal_error`, async () => {
+    const ws = new WebSocket(`${t.url.replace("http", "ws")}/api/ws?token=${valid}`);
+    const codes = new Map<string, number>();
+    let answered = 0;
+    ws.on("message", (data) => {
+      const m = JSON.parse(String(data)) as { type: string; code?: string };
+      if (m.type !== "error" && m.type !== "unsubscribed") return;
+      answered += 1;
+      if (m.code) codes.set(m.code, (codes.get(m.code) ?? 0) + 1);
+    });
+    await once(ws, "open");
+    const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+    // Unique ids: a repeated subscribe to a task that is not found is (rightly) not answered twice.
+    const [ids = []] = fc.sample(fc.uniqueArray(hostileText(), { minLength: WS_RUNS, maxLength: WS_RUNS }), { numRuns: 1, seed });
+    for (const [i, taskId] of ids.entries()) ws.send(JSON.stringify({ type: i % 2 ? "unsubscribe" : "subscribe", taskId }));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`only ${answered} of ${WS_RUNS} answered`)), 30_000);
+      const poll = setInterval(() => {
+        if (answered < WS_RUNS) return;
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve();
+      }, 20);
+    });
+    ws.close();
+    expect(
+      [...codes.keys()].filter((c) => c !== "not_found" && c !== "bad_request"),
+      `FUZZ_SEED=${seed}`,
+    ).toEqual([]);
+  }, 60_000);
 });

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { WebSocket } from "ws";
 import type { AuthUser } from "../entry/authenticate.js";
 import { createExpiryScheduler, type ExpiryScheduler, tokenExpiry } from "../lib/expiry.js";
+import { isIdText } from "../lib/pagination.js";
 import type { TasksService } from "../services/tasks.js";
 import type { EventBus } from "./bus.js";
 import { wsEventFrame } from "./event-json.js";
@@ -142,6 +143,9 @@ export class WsHub {
     if (!parsed.success) return s.send({ type: "error", code: "bad_request", message: "unrecognised message" });
     const msg = parsed.data;
     if (msg.type === "ping") return s.send({ type: "pong" });
+    // A lone surrogate or a control character cannot name a task, and PostgreSQL cannot even
+    // compare against it: answered here instead of failing the query (see lib/pagination.ts).
+    if (!isIdText(msg.taskId)) return s.send({ type: "error", code: "bad_request", message: "taskId is not a valid task id" });
     if (msg.type === "unsubscribe") {
       release(s, msg.taskId);
       return s.send({ type: "unsubscribed", taskId: msg.taskId });

@@ -46,6 +46,22 @@ export function isAllowedType(type: string, allowed: readonly string[]): boolean
   return allowed.some((a) => a === t || (a.endsWith("/*") && t.startsWith(a.slice(0, -1))));
 }
 
+/**
+ * Bidirectional formatting characters (embeddings, overrides, isolates, marks): in a file name
+ * they make `evil\u202Etxt.exe` display as `evilexe.txt`, so names holding them are refused.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/u;
+/** Control characters (C0, DEL, C1) and lone surrogates: never part of a real file name. */
+const CONTROL_CHARS = /[\p{Cc}\p{Cs}]/u;
+
+/** Why a client-supplied file name is refused, or undefined when it is acceptable. */
+export function filenameProblem(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  if (BIDI_CONTROLS.test(name)) return "file name contains a bidirectional control character";
+  if (CONTROL_CHARS.test(name)) return "file name contains a control character";
+  return undefined;
+}
+
 /** A safe display name: no path, no control characters, bounded length. */
 export function safeFilename(name: string | undefined): string {
   const base = (name ?? "").split(/[\\/]/).pop() ?? "";
@@ -73,6 +89,9 @@ export function receiveMultipart(req: Request, store: FileStore, limits: Multipa
   try {
     parser = busboy({
       headers: req.headers,
+      // RFC 7578 §4.2: a `filename` parameter is UTF-8 (busboy's default is latin1, which turns
+      // `résumé.txt` into `rÃ©sumÃ©.txt`).
+      defParamCharset: "utf8",
       limits: {
         fileSize: limits.maxFileBytes,
         files: limits.maxFiles,
@@ -126,6 +145,11 @@ export function receiveMultipart(req: Request, store: FileStore, limits: Multipa
           new AppError("validation_failed", `unexpected file field "${field}"`, { issues: [{ path: field, message: "unexpected file" }] }),
         );
       }
+      const nameProblem = filenameProblem(info.filename);
+      if (nameProblem) {
+        stream.resume();
+        return fail(new AppError("validation_failed", nameProblem, { issues: [{ path: field, message: nameProblem }] }));
+      }
       const contentType = info.mimeType.toLowerCase();
       if (!isAllowedType(contentType, limits.allowedTypes)) {
         stream.resume();
@@ -136,7 +160,9 @@ export function receiveMultipart(req: Request, store: FileStore, limits: Multipa
       let size = 0;
       let truncated = false;
       written.push(id);
-      const out = createWriteStream(store.pathOf(id), { flags: "wx" });
+      // Written as `<id>.partial` and renamed when complete: a file cut off by a crash or a
+      // shutdown keeps the suffix and is swept at the next start (services/file-store.ts).
+      const out = createWriteStream(store.partialPathOf(id), { flags: "wx" });
       let settle = () => {};
       const done = new Promise<void>((resolve) => {
         settle = resolve;
@@ -150,20 +176,27 @@ export function receiveMultipart(req: Request, store: FileStore, limits: Multipa
         truncated = true;
         fail(new AppError("payload_too_large", `file is larger than ${limits.maxFileBytes} bytes`));
       });
-      pipeline(stream, out).then(
-        () => {
-          active.delete(stream);
-          if (!truncated && !failed) {
-            files.push({ id, field, filename: safeFilename(info.filename), contentType, size, sha256: hash.digest("hex") });
-          }
-          settle();
-        },
-        (cause: unknown) => {
-          active.delete(stream);
-          fail(new AppError("bad_request", "upload was interrupted", { cause }));
-          settle();
-        },
-      );
+      pipeline(stream, out)
+        .then(async () => {
+          if (truncated || failed) return;
+          await store.commit(id);
+          // fail() may have swept this request's files while the rename ran.
+          if (failed) await store.remove([id]);
+        })
+        .then(
+          () => {
+            active.delete(stream);
+            if (!truncated && !failed) {
+              files.push({ id, field, filename: safeFilename(info.filename), contentType, size, sha256: hash.digest("hex") });
+            }
+            settle();
+          },
+          (cause: unknown) => {
+            active.delete(stream);
+            fail(new AppError("bad_request", "upload was interrupted", { cause }));
+            settle();
+          },
+        );
       pending.push(done);
     });
     parser.on("field", (name, value, info) => {

@@ -12,12 +12,21 @@ export function encodeCursor(id: string): string {
   return Buffer.from(JSON.stringify({ id }), "utf8").toString("base64url");
 }
 
+/**
+ * Text that can be a row id: well-formed Unicode (no lone surrogate, which PostgreSQL cannot
+ * encode) and no control characters (NUL is refused by PostgreSQL text). JSON escapes such as
+ * `\ud800` or `\u0000` inside a cursor or a WebSocket message would otherwise reach the query.
+ */
+export function isIdText(value: string): boolean {
+  return !/[\p{Cs}\p{Cc}]/u.test(value);
+}
+
 /** Decodes a cursor; 400 `validation_failed` when it was not made by {@link encodeCursor}. */
 export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
   try {
     const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { id?: unknown };
-    if (typeof value.id === "string" && value.id.length > 0 && value.id.length <= 100) return value.id;
+    if (typeof value.id === "string" && value.id.length > 0 && value.id.length <= 100 && isIdText(value.id)) return value.id;
   } catch {
     // fall through
   }
