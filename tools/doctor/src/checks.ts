@@ -1,5 +1,6 @@
 /** Outcome of one diagnostic. */
-export type CheckStatus = "pass" | "fail" | "skip";
+/** `warn`: works, but something a production deployment should change (does not fail the run). */
+export type CheckStatus = "pass" | "fail" | "skip" | "warn";
 
 /** One line of the report. */
 export interface CheckResult {
@@ -41,9 +42,17 @@ export const result = {
     fix,
   }),
   skip: (id: string, group: string, title: string, detail: string): CheckResult => ({ id, group, title, status: "skip", detail }),
+  warn: (id: string, group: string, title: string, detail: string, fix: string): CheckResult => ({
+    id,
+    group,
+    title,
+    status: "warn",
+    detail,
+    fix,
+  }),
 };
 
-/** Formats one result: `PASS|FAIL|SKIP  <check>  — <fix / reason>`. */
+/** Formats one result: `PASS|FAIL|SKIP|WARN  <check>  — <fix / reason>`. */
 export function formatResult(r: CheckResult): string {
   const head = `${r.status.toUpperCase()}  ${r.title}`;
   if (r.status === "pass") return r.detail ? `${head}  (${r.detail})` : head;
@@ -63,6 +72,7 @@ export function formatReport(results: CheckResult[]): string {
     lines.push(formatResult(r));
   }
   const count = (s: CheckStatus) => results.filter((r) => r.status === s).length;
-  lines.push(`${results.length} checks: ${count("pass")} passed, ${count("fail")} failed, ${count("skip")} skipped`);
+  const warnings = count("warn") ? `, ${count("warn")} warning(s)` : "";
+  lines.push(`${results.length} checks: ${count("pass")} passed, ${count("fail")} failed, ${count("skip")} skipped${warnings}`);
   return `${lines.join("\n")}\n`;
 }

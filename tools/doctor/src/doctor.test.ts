@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { launchStack, type RunningStack } from "@app/stack";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDoctor } from "./doctor.js";
 
@@ -36,10 +37,17 @@ async function start(env: Record<string, string>): Promise<Running> {
 
 let healthy: Running;
 let broken: Running;
+/**
+ * The CLI's local-stack data directory: an empty one of the test's own, so that what a
+ * developer's `pnpm start` left in the repository's .data/ never reaches these tests.
+ */
+let dataDir: string;
 beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "doctor-data-"));
   [healthy, broken] = await Promise.all([start({}), start({ CORS_EXPOSE_AUTH_HEADER: "false" })]);
 });
 afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
   await Promise.all(
     [healthy, broken].map(async (r) => {
       await r?.stack.stop();
@@ -49,11 +57,14 @@ afterAll(async () => {
   );
 });
 
-/** Runs `pnpm doctor`'s entry point as a user would. */
+/** Runs `pnpm diagnose`'s entry point as a user would, with the test's own data directory. */
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   const clean = { ...process.env };
   for (const name of ["DATABASE_URL", "AUTH_SECRET", "TEST_DATABASE_URL"]) delete clean[name];
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...clean, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...clean, STACK_DATA_DIR: dataDir, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout.on("data", (d: Buffer) => {
     out += d.toString();
@@ -66,7 +77,19 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
 
 const statusLines = (out: string) => out.split("\n").filter((l) => /^(PASS|FAIL|SKIP) {2}/.test(l));
 
-describe("pnpm doctor", () => {
+/** The doctor's throwaway users left in a database. */
+async function throwaways(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM "user" WHERE email LIKE 'doctor+%@example.invalid'`);
+    return rows[0]?.n ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
+describe("pnpm diagnose", () => {
   it("passes every check, in the contract's order, against a healthy stack (exit 0)", async () => {
     const { code, out } = await cli(["--base-url", healthy.stack.baseUrl, "--origin", ORIGIN], {
       DATABASE_URL: healthy.database.url,
@@ -82,8 +105,69 @@ describe("pnpm doctor", () => {
       "GET /api/auth/jwks returns a keys array",
       "the MCP authorize route accepts the session cookie",
     ]);
-    expect(out).toContain("7 checks: 7 passed, 0 failed, 0 skipped");
+    // The test database's URL logs in as the server's superuser: a warning, not a failure.
+    expect(out).toMatch(/^WARN {2}the service's DATABASE_URL is not a superuser {2}— give each service a role of its own/m);
+    expect(out).toContain("8 checks: 7 passed, 0 failed, 0 skipped, 1 warning(s)");
     expect(code).toBe(0);
+    // With the database at hand, the throwaway user is gone afterwards.
+    expect(out).toMatch(/^note: deleted the throwaway user doctor\+[0-9a-f]+@example\.invalid/m);
+    expect(await throwaways(healthy.database.url)).toBe(0);
+  });
+
+  it("says the throwaway user remains, and how to avoid it, without the database", async () => {
+    const { out } = await cli(["--base-url", broken.stack.baseUrl, "--origin", ORIGIN], {});
+    expect(out).toMatch(/^note: the throwaway user doctor\+[0-9a-f]+@example\.invalid remains .*--email\/--password/m);
+    expect(await throwaways(broken.database.url)).toBeGreaterThan(0);
+  });
+
+  it("reads a local stack's state from --data-dir ahead of STACK_DATA_DIR", async () => {
+    // Left-over state of a local stack whose database is gone: its checks fail to connect.
+    const leftover = await mkdtemp(path.join(os.tmpdir(), "doctor-leftover-"));
+    await writeFile(path.join(leftover, "secrets.json"), JSON.stringify({ authSecret: "x".repeat(43) }));
+    try {
+      const base = ["--base-url", broken.stack.baseUrl, "--origin", ORIGIN];
+      const used = await cli(base, { STACK_DATA_DIR: leftover, EMBEDDED_PG_PORT: "9" });
+      expect(statusLines(used.out).filter((l) => l.includes("cannot read jwks"))).toHaveLength(2);
+      const ignored = await cli([...base, "--data-dir", dataDir], { STACK_DATA_DIR: leftover, EMBEDDED_PG_PORT: "9" });
+      expect(statusLines(ignored.out).filter((l) => l.startsWith("SKIP"))).toHaveLength(2);
+    } finally {
+      await rm(leftover, { recursive: true, force: true });
+    }
+  });
+
+  it("does not warn about the database role when the service's role is an ordinary one", async () => {
+    const role = `doctor_role_${randomBytes(4).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: healthy.database.url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'doctor-role-password'`);
+      await admin.query(`GRANT SELECT ON jwks TO ${role}`);
+      const url = new URL(healthy.database.url);
+      url.username = role;
+      url.password = "doctor-role-password";
+      const email = `doctor-role-${randomBytes(4).toString("hex")}@example.com`;
+      const password = "correct horse battery";
+      await fetch(`${healthy.stack.baseUrl}/api/auth/sign-up/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, password, name: "D" }),
+      });
+      const results = await runDoctor({
+        baseUrl: healthy.stack.baseUrl,
+        origin: ORIGIN,
+        email,
+        password,
+        databaseUrl: url.toString(),
+        databaseSource: "environment",
+        authSecret: healthy.authSecret,
+      });
+      expect(results.find((r) => r.id === "jwks-count")?.status).toBe("pass");
+      expect(results.find((r) => r.id === "database-role")).toBeUndefined();
+    } finally {
+      await admin.query(`REVOKE ALL ON jwks FROM ${role}`).catch(() => undefined);
+      await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+      await admin.end();
+    }
   });
 
   it("fails the CORS check with its fix when set-auth-jwt is not exposed (exit 1)", async () => {

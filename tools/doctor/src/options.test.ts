@@ -1,8 +1,9 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatReport, formatResult } from "./checks.js";
+import { localDatabaseEnv } from "./local-stack.js";
 import { DEFAULT_BASE_URL, DEFAULT_ORIGIN, parseArgs } from "./options.js";
 
 const dirs: string[] = [];
@@ -16,7 +17,13 @@ describe("parseArgs", () => {
     expect(parsed).toEqual({
       kind: "run",
       notes: [],
-      options: { baseUrl: DEFAULT_BASE_URL, origin: DEFAULT_ORIGIN, databaseUrl: "postgresql://db/x", authSecret: "s" },
+      options: {
+        baseUrl: DEFAULT_BASE_URL,
+        origin: DEFAULT_ORIGIN,
+        databaseUrl: "postgresql://db/x",
+        databaseSource: "environment",
+        authSecret: "s",
+      },
     });
   });
 
@@ -52,11 +59,38 @@ describe("parseArgs", () => {
     const env = { STACK_DATA_DIR: dir, EMBEDDED_PG_PORT: "5555" };
     expect(parseArgs([], env, "/")).toMatchObject({
       kind: "run",
-      options: { databaseUrl: "postgresql://postgres:postgres@127.0.0.1:5555/app", authSecret: "local-secret" },
+      options: {
+        databaseUrl: "postgresql://postgres:postgres@127.0.0.1:5555/app",
+        databaseSource: "local-stack",
+        authSecret: "local-secret",
+      },
     });
+    // --data-dir names another directory (here an empty one): no local state, the checks skip.
+    const empty = await mkdtemp(path.join(os.tmpdir(), "doctor-empty-"));
+    dirs.push(empty);
+    expect(parseArgs(["--data-dir", empty], env, "/")).toMatchObject({ options: { databaseUrl: undefined } });
+    // The repository's own .data/ is the default only without STACK_DATA_DIR.
+    expect(parseArgs([], { EMBEDDED_PG_PORT: "5555" }, path.dirname(dir))).toMatchObject({ options: { databaseUrl: undefined } });
     expect(parseArgs(["--base-url", "http://127.0.0.1:4000"], env, "/")).toMatchObject({ options: { authSecret: "local-secret" } });
     // Not against a remote base URL: those checks are skipped rather than aimed at the wrong database.
     expect(parseArgs(["--base-url", "https://api.example.com"], env, "/")).toMatchObject({ options: { databaseUrl: undefined } });
+  });
+});
+
+describe("localDatabaseEnv (pnpm admin:grant)", () => {
+  it("fills DATABASE_URL from pnpm start's local stack only when it is unset", async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), "doctor-root-"));
+    dirs.push(root);
+    expect(localDatabaseEnv({}, root)).toEqual({ env: {}, note: undefined });
+    await mkdir(path.join(root, ".data"));
+    await writeFile(path.join(root, ".data", "secrets.json"), JSON.stringify({ authSecret: "s" }));
+    const filled = localDatabaseEnv({ PATH: "/bin" }, root);
+    expect(filled.env).toEqual({ PATH: "/bin", DATABASE_URL: "postgresql://postgres:postgres@127.0.0.1:54329/app" });
+    expect(filled.note).toContain("127.0.0.1:54329/app");
+    expect(localDatabaseEnv({ DATABASE_URL: "postgresql://db/x" }, root)).toEqual({
+      env: { DATABASE_URL: "postgresql://db/x" },
+      note: undefined,
+    });
   });
 });
 

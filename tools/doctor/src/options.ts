@@ -1,14 +1,13 @@
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { parseArgs as parseNodeArgs } from "node:util";
 import { z } from "zod";
 import type { DoctorOptions } from "./doctor.js";
+import { localDataDir, readLocalStack } from "./local-stack.js";
 
 /** The default base URL and origin: what `pnpm start` serves. */
 export const DEFAULT_BASE_URL = "http://localhost:3000";
 export const DEFAULT_ORIGIN = "http://localhost:5173";
 
-export const USAGE = `usage: pnpm doctor [--base-url URL] [--origin ORIGIN] [--email E --password P]
+export const USAGE = `usage: pnpm diagnose [--base-url URL] [--origin ORIGIN] [--email E --password P] [--data-dir DIR]
 
 Runs the contract's diagnostics against a running service and prints PASS/FAIL/SKIP per check
 with the fix; exits 1 when a check fails.
@@ -16,10 +15,13 @@ with the fix; exits 1 when a check fails.
   --origin     the web app's origin for the CORS checks (default ${DEFAULT_ORIGIN})
   --email, --password
                an existing user for the sign-in round trip (default: sign up a throwaway
-               doctor+<random>@example.invalid user)
-Environment: DATABASE_URL (the identity's database: jwks checks) and AUTH_SECRET (decrypt
-check); without them those checks are skipped. Against a local base URL both are taken from
-pnpm start's .data/ (secrets.json, embedded PostgreSQL on EMBEDDED_PG_PORT) when unset.`;
+               doctor+<random>@example.invalid user, deleted afterwards when the database is
+               reachable)
+  --data-dir   pnpm start's local state (default STACK_DATA_DIR, else .data/ in the repository)
+Environment: DATABASE_URL (the identity's database: jwks checks, role check, clean-up) and
+AUTH_SECRET (decrypt check); without them those checks are skipped. Against a local base URL
+both are taken from pnpm start's data directory (secrets.json, embedded PostgreSQL on
+EMBEDDED_PG_PORT) when unset.`;
 
 const url = (name: string) =>
   z
@@ -41,24 +43,12 @@ const schema = z
 /** Parsed command line: options to run with, or help / a usage error. */
 export type ParsedArgs = { kind: "run"; options: DoctorOptions; notes: string[] } | { kind: "help" } | { kind: "error"; message: string };
 
-/** Where `pnpm start` keeps its state (embedded database, development secrets). */
-function localState(root: string, env: NodeJS.ProcessEnv): { databaseUrl: string; authSecret: string | undefined } | undefined {
-  const secretsFile = path.join(env.STACK_DATA_DIR ?? path.join(root, ".data"), "secrets.json");
-  if (!existsSync(secretsFile)) return undefined;
-  let authSecret: string | undefined;
-  try {
-    authSecret = (JSON.parse(readFileSync(secretsFile, "utf8")) as { authSecret?: string }).authSecret;
-  } catch {
-    authSecret = undefined;
-  }
-  const port = env.EMBEDDED_PG_PORT ?? "54329";
-  return { databaseUrl: `postgresql://postgres:postgres@127.0.0.1:${port}/app`, authSecret };
-}
-
 /**
  * Parses the command line and environment. DATABASE_URL and AUTH_SECRET come only from the
  * environment (never argv, where other users could read them). Against a local base URL with
- * both unset, `pnpm start`'s embedded database and development secret (.data/) are used.
+ * both unset, `pnpm start`'s embedded database and development secret are read from its data
+ * directory: `--data-dir`, else STACK_DATA_DIR, else `<root>/.data` (tests pass a directory of
+ * their own, so what a developer's `pnpm start` left behind never changes their outcome).
  */
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, root: string): ParsedArgs {
   let values: Record<string, string | boolean | undefined>;
@@ -70,6 +60,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, root: string):
         origin: { type: "string" },
         email: { type: "string" },
         password: { type: "string" },
+        "data-dir": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -91,13 +82,16 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, root: string):
   let databaseUrl = env.DATABASE_URL || undefined;
   let authSecret = env.AUTH_SECRET || undefined;
   const local = ["localhost", "127.0.0.1", "[::1]"].includes(new URL(parsed.data.baseUrl).hostname);
+  let databaseSource: DoctorOptions["databaseSource"] = databaseUrl ? "environment" : undefined;
   if (!databaseUrl && !authSecret && local) {
-    const state = localState(root, env);
+    const dataDir = str(values["data-dir"]) ?? localDataDir(root, env);
+    const state = readLocalStack(dataDir, env);
     if (state) {
       databaseUrl = state.databaseUrl;
       authSecret = state.authSecret;
-      notes.push("using pnpm start's local state (.data/secrets.json and the embedded database) for the database checks");
+      databaseSource = "local-stack";
+      notes.push(`using pnpm start's local state (${dataDir}: secrets.json and the embedded database) for the database checks`);
     }
   }
-  return { kind: "run", options: { ...parsed.data, databaseUrl, authSecret }, notes };
+  return { kind: "run", options: { ...parsed.data, databaseUrl, authSecret, ...(databaseSource ? { databaseSource } : {}) }, notes };
 }
