@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
 import { type DestinationStream, type Level, type Logger, pino } from "pino";
+import { prettyFactory } from "pino-pretty";
 import { currentContext, type RequestContext, runWithContext } from "./context.js";
 
 /** Query parameters whose values never reach a log line. */
@@ -65,12 +66,28 @@ export const ACCESS_LOG_BUFFER_BYTES = 4096;
 /** Longest time (ms) an access line waits in the buffer on a quiet service. */
 export const ACCESS_LOG_FLUSH_MS = 250;
 
+/** JSON lines for machines (production), or one human-readable line per record for a terminal. */
+export type LogFormat = "json" | "pretty";
+
+/**
+ * `LOG_FORMAT=json|pretty` when set; otherwise pretty in development on a terminal
+ * (`NODE_ENV` is not `production` and stdout is a TTY), JSON everywhere else.
+ */
+export function logFormat(env: NodeJS.ProcessEnv = process.env, isTTY = process.stdout.isTTY === true): LogFormat {
+  const forced = env.LOG_FORMAT?.trim().toLowerCase();
+  if (forced === "json" || forced === "pretty") return forced;
+  if (forced) throw new Error(`LOG_FORMAT must be "json" or "pretty", got ${JSON.stringify(env.LOG_FORMAT)}`);
+  return env.NODE_ENV !== "production" && isTTY ? "pretty" : "json";
+}
+
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
   name: string;
   level?: string;
   /** Where lines go (default stdout); tests pass a stream to capture them (written synchronously). */
   destination?: DestinationStream;
+  /** Default: {@link logFormat} of the process environment. */
+  format?: LogFormat;
 }
 
 type Stdout = ReturnType<typeof pino.destination>;
@@ -107,6 +124,39 @@ function flushingEachLine(writer: Stdout): DestinationStream & { flush(cb?: (err
   };
 }
 
+/** Access lines read as `GET /api/x 200 3ms`; other records keep their message. */
+function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
+  const req = log.req as { method?: string; url?: string } | undefined;
+  const res = log.res as { statusCode?: number | null } | undefined;
+  const msg = String(log[messageKey] ?? "");
+  if (!req || !res) return msg;
+  const access = `${req.method} ${req.url} ${res.statusCode ?? "-"} ${log.responseTime}ms`;
+  return msg === "request completed" ? access : `${access} (${msg})`;
+}
+
+/**
+ * Turns each JSON line (already censored by pino's redaction) into a readable line, synchronously,
+ * before it reaches `target`: the same writer and flushing as the JSON format.
+ */
+function prettyLines(target: DestinationStream & { flush?: (cb?: (err?: Error) => void) => void }, colorize: boolean) {
+  const pretty = prettyFactory({
+    colorize,
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: "pid,hostname,reqId,req,res,responseTime",
+    messageFormat: prettyMessage,
+    singleLine: true,
+  });
+  return {
+    write(line: string) {
+      target.write(pretty(line));
+    },
+    flush(cb?: (err?: Error) => void) {
+      if (target.flush) target.flush(cb);
+      else cb?.();
+    },
+  };
+}
+
 /** The access-line logger that belongs to each logger made by {@link createLogger}. */
 const accessLoggers = new WeakMap<Logger, Logger>();
 
@@ -118,7 +168,11 @@ const accessLoggers = new WeakMap<Logger, Logger>();
  */
 export function createLogger(options: LoggerOptions): Logger {
   const level = options.level ?? "info";
+  const pretty = (options.format ?? logFormat()) === "pretty";
   const writer = options.destination === undefined ? stdoutWriter() : undefined;
+  const mainOut = writer === undefined ? (options.destination as DestinationStream) : flushingEachLine(writer);
+  const accessOut = writer ?? (options.destination as DestinationStream);
+  const colorize = pretty && writer !== undefined && process.stdout.isTTY === true;
   const logger = pino(
     {
       name: options.name,
@@ -129,18 +183,27 @@ export function createLogger(options: LoggerOptions): Logger {
         return ctx ? (ctx.userId ? { requestId: ctx.requestId, userId: ctx.userId } : { requestId: ctx.requestId }) : {};
       },
     },
-    writer === undefined ? options.destination : flushingEachLine(writer),
+    pretty ? prettyLines(mainOut, colorize) : mainOut,
   );
   // Access lines carry only method, redacted URL, status, duration and ids, by construction
   // (see requestLogging): no redaction pass, no mixin, no child logger, buffered writes. Which
   // levels are written is still decided by `logger`.
-  accessLoggers.set(logger, pino({ name: options.name, level: "trace" }, writer ?? options.destination));
+  accessLoggers.set(logger, pino({ name: options.name, level: "trace" }, pretty ? prettyLines(accessOut, colorize) : accessOut));
   return logger;
 }
 
-/** Level of an access line: error for 5xx and failed responses, warn for 4xx, info otherwise. */
-function accessLevel(status: number, failed: boolean): Level {
-  return failed || status >= 500 ? "error" : status >= 400 ? "warn" : "info";
+/** Requests that arrive all the time and say nothing on success: CORS preflights and probes. */
+function isRoutine(method: string, url: string): boolean {
+  const path = url.split("?")[0];
+  return method === "OPTIONS" || path === "/healthz" || path === "/readyz";
+}
+
+/**
+ * Level of an access line: error for 5xx and failed responses, warn for 4xx, debug for a
+ * successful preflight or health check (so they do not flood the default level), info otherwise.
+ */
+function accessLevel(status: number, failed: boolean, routine: boolean): Level {
+  return failed || status >= 500 ? "error" : status >= 400 ? "warn" : routine ? "debug" : "info";
 }
 
 /**
@@ -163,7 +226,7 @@ export function requestLogging(logger: Logger): RequestHandler[] {
     const complete = (error?: unknown): void => {
       if (logged) return;
       logged = true;
-      const level = accessLevel(res.statusCode, error !== undefined);
+      const level = accessLevel(res.statusCode, error !== undefined, isRoutine(req.method, req.originalUrl || req.url));
       if (!logger.isLevelEnabled(level)) return;
       const line = {
         reqId: requestId,
