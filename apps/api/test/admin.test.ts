@@ -80,6 +80,26 @@ describe("admin routes and the roles middleware", () => {
   });
 });
 
+describe("the database boundary", () => {
+  it("refuses the API's own connection identity's tables; the admin listing reads the projection", async () => {
+    for (const table of ["user", "session", "account", "jwks"]) {
+      await expect(t.db.pool.query(`SELECT * FROM "${table}" LIMIT 1`), table).rejects.toMatchObject({ code: "42501" });
+    }
+    const admin = await t.user({ email: "directory-admin@example.com", name: "Dee" });
+    await t.db.prisma.userRole.create({ data: { userId: admin.id, role: "admin" } });
+    const res = await fetch(`${t.url}/api/admin/users?limit=100`, { headers: admin.auth });
+    expect(res.status).toBe(200);
+    const listed = ((await res.json()) as { data: Array<Record<string, unknown>> }).data.find((x) => x.id === admin.id);
+    expect(listed).toEqual({
+      id: admin.id,
+      email: "directory-admin@example.com",
+      name: "Dee",
+      createdAt: expect.any(String),
+      roles: ["admin"],
+    });
+  });
+});
+
 describe("grant-admin CLI", () => {
   it("grants admin by (case-insensitive) email, and fails for an unknown email", async () => {
     if (!existsSync(CLI)) throw new Error("apps/api is not built: run the build first");

@@ -18,6 +18,7 @@ import { type IdentityStub, type StubUser, startIdentityStub } from "./fixtures/
 export interface TestApi {
   url: string;
   api: ApiApp;
+  /** The API's own connection (database role auth_api, as in production). */
   db: Db;
   config: ApiConfig;
   stub: IdentityStub;
@@ -42,7 +43,8 @@ export interface TestApiOptions {
 export async function startTestApi(options: TestApiOptions = {}): Promise<TestApi> {
   const stub = await startIdentityStub();
   const database: TestDatabase | undefined = options.unreachableDatabase ? undefined : await createTestDatabase();
-  const databaseUrl = database?.url ?? "postgresql://nobody@127.0.0.1:1/unreachable";
+  // The API connects as its own role: identity's tables are refused, as in production.
+  const databaseUrl = database?.apiUrl ?? "postgresql://nobody@127.0.0.1:1/unreachable";
   const uploadDir = await mkdtemp(path.join(os.tmpdir(), "api-uploads-"));
   const config = testConfig({
     DATABASE_URL: databaseUrl,
@@ -61,6 +63,8 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
   });
   const logger = createLogger({ name: "api-test", level: options.logLevel ?? "info", destination });
   const db = createDb(databaseUrl, { connectionTimeoutMillis: 1_000 });
+  // Users are identity's rows: tests create them through the admin URL, as sign-up would.
+  const seed = database ? createDb(database.url, { max: 1 }) : undefined;
   const api = createApp({ config, db, logger, ...options.deps });
   const server = createHttpServer(api, config);
   if (!options.unreachableDatabase) await api.start();
@@ -76,7 +80,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     server,
     async user(overrides = {}) {
       const u: StubUser = { id: randomUUID(), email: `u-${randomUUID()}@example.com`, name: "Test User", ...overrides };
-      if (!options.unreachableDatabase) await db.prisma.user.create({ data: u });
+      await seed?.prisma.user.create({ data: u });
       const token = await stub.mint(u);
       return { ...u, token, auth: { authorization: `Bearer ${token}` } };
     },
@@ -85,6 +89,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.close();
+      await seed?.close();
       await stub.close();
       await database?.drop();
       await rm(uploadDir, { recursive: true, force: true });

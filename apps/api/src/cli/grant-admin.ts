@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Grants the "admin" role to an existing user, by email:
 //   DATABASE_URL=postgresql://... node apps/api/dist/cli/grant-admin.js <email>
-// The user must have signed up first. Running it twice is harmless.
+// DATABASE_URL is the API's (role auth_api): it finds the user in user_directory and writes
+// user_role (docs/database-roles.md). The user must have signed up first. Running it twice is harmless.
 import { ADMIN_ROLE, emailSchema } from "@app/contracts";
 import { createDb } from "@app/db";
 import { RolesService } from "../services/roles.js";

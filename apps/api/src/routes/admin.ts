@@ -8,7 +8,8 @@ import type { RolesService } from "../services/roles.js";
 
 /**
  * /api/admin/*: bearer authentication, then the roles middleware (one user_role read, 403
- * without "admin"), then JSON routes: list users with roles, replace a user's roles.
+ * without "admin"), then JSON routes: list users with roles, replace a user's roles. Users come
+ * from the user_directory projection, the only user data the API's database role can read.
  */
 export function adminRoutes(api: ApiRoutes, deps: { roles: RolesService; authenticate: Authenticate }): void {
   api.router.use("/api/admin", streamAuth(deps.authenticate), requireRole(deps.roles, ADMIN_ROLE));

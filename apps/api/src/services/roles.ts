@@ -10,6 +10,8 @@ const ROLE_CHANGE_LOCK = 0x726f6c65; // "role"
 /**
  * Roles live in `user_role` and are read from the database whenever a decision needs them, never
  * from the JWT. `rolesOf` is the single read the admin roles middleware makes per request.
+ * Users are read through `user_directory` (id, email, name, created date): the API's database
+ * role may not read identity's `user` table (prisma/migrations/20261123000000_service_roles).
  */
 export class RolesService {
   constructor(private readonly prisma: PrismaClient) {}
@@ -20,16 +22,19 @@ export class RolesService {
     return rows.map((r) => r.role).sort();
   }
 
-  /** Users with their roles, by id. */
+  /** Users with their roles, by id: one page of the directory, then one user_role read for it. */
   async listUsers(query: PageQuery): Promise<Page<AdminUserView>> {
     const page = await keysetPage(query, ({ take, before: after }) =>
-      this.prisma.user.findMany({
-        where: after ? { id: { gt: after } } : {},
-        orderBy: { id: "asc" },
-        take,
-        include: { roles: { select: { role: true } } },
-      }),
+      this.prisma.userDirectory.findMany({ where: after ? { id: { gt: after } } : {}, orderBy: { id: "asc" }, take }),
     );
+    const roles = new Map<string, string[]>();
+    if (page.items.length) {
+      const rows = await this.prisma.userRole.findMany({
+        where: { userId: { in: page.items.map((u) => u.id) } },
+        select: { userId: true, role: true },
+      });
+      for (const r of rows) roles.set(r.userId, [...(roles.get(r.userId) ?? []), r.role]);
+    }
     return {
       ...page,
       items: page.items.map((u) => ({
@@ -37,7 +42,7 @@ export class RolesService {
         email: u.email,
         name: u.name,
         createdAt: u.createdAt.toISOString(),
-        roles: u.roles.map((r) => r.role).sort(),
+        roles: (roles.get(u.id) ?? []).sort(),
       })),
     };
   }
@@ -47,7 +52,7 @@ export class RolesService {
     return this.prisma.$transaction(async (tx) => {
       // Serialise role changes, so two admins demoting each other cannot both pass the last-admin check.
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROLE_CHANGE_LOCK})`;
-      const user = await tx.user.findUnique({ where: { id: userId }, select: { id: true } });
+      const user = await tx.userDirectory.findFirst({ where: { id: userId }, select: { id: true } });
       if (!user) throw notFound("user");
       await tx.userRole.deleteMany({ where: { userId, role: { notIn: [...roles] } } });
       if (roles.length) await tx.userRole.createMany({ data: roles.map((role) => ({ userId, role })), skipDuplicates: true });
@@ -60,7 +65,7 @@ export class RolesService {
 
   /** Grants a role to the user with this (normalised) email; false when no such user exists. */
   async grantByEmail(email: string, role: string): Promise<{ userId: string } | undefined> {
-    const user = await this.prisma.user.findUnique({ where: { email }, select: { id: true } });
+    const user = await this.prisma.userDirectory.findFirst({ where: { email }, select: { id: true } });
     if (!user) return undefined;
     await this.prisma.userRole.createMany({ data: [{ userId: user.id, role }], skipDuplicates: true });
     return { userId: user.id };
