@@ -4,6 +4,7 @@ import type { Jwks, PrismaClient } from "@app/db";
 import { AppError, DEFAULT_KEY_ACTIVATION_DELAY_MS } from "@app/http-kit";
 import { SecretBox } from "@app/secret-box";
 import type { Logger } from "pino";
+import { announceKeySet } from "./key-set-events.js";
 import { rawRows, type SqlPool } from "./raw-query.js";
 
 /** Signing algorithm of every key. */
@@ -90,7 +91,8 @@ function newKeyRow(box: SecretBox, now: Date) {
  * The signing key set, persisted in the jwks table with private keys sealed under AUTH_SECRET.
  * Every call reads the table once, so all identity instances agree; decrypted keys are cached
  * by kid. Rows the current secret cannot open (AUTH_SECRET changed) are retired: never served,
- * never used, and a fresh key is made so get-session keeps working.
+ * never used, and a fresh key is made so get-session keeps working. Every change is announced on
+ * PostgreSQL NOTIFY when its transaction commits (key-set-events.ts), so verifiers refetch at once.
  *
  * Only rows that existed when this instance started are retired that way. A newer row it cannot
  * open was made by a peer running with another secret (a rolling secret change, or a
@@ -152,7 +154,11 @@ export class KeySet {
    * activation delay; the previous key then stays published for one token lifetime plus skew.
    */
   async rotate(): Promise<UsableKey> {
-    const row = await this.#db.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });
+    const row = await this.#db.$transaction(async (tx) => {
+      const created = await tx.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });
+      await announceKeySet(tx, "rotated", [created.id]);
+      return created;
+    });
     const key = this.#open(row);
     if (!key) throw new Error("a key made by this instance cannot be opened");
     this.#log.info({ kid: row.id, signsFrom: this.activatesAt(key).toISOString() }, "signing key rotated");
@@ -172,7 +178,9 @@ export class KeySet {
         const rows = await tx.jwks.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
         const newest = rows.map((r) => this.#open(r)).find((k): k is UsableKey => k !== null);
         if (!newest || this.#now() - newest.createdAt.getTime() < maxAgeMs) return undefined;
-        return tx.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });
+        const row = await tx.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });
+        await announceKeySet(tx, "rotated", [row.id]);
+        return row;
       },
       { timeout: 15_000, maxWait: 10_000 },
     );
@@ -189,11 +197,19 @@ export class KeySet {
     const keep = new Set(this.#publishable(usable).map((k) => k.kid));
     const drop = usable.filter((k) => !keep.has(k.kid)).map((k) => k.kid);
     if (!drop.length) return 0;
-    const { count } = await this.#db.jwks.updateMany({
-      where: { id: { in: drop }, retiredAt: null },
-      data: { retiredAt: new Date(this.#now()) },
+    return this.#retireRows(drop);
+  }
+
+  /** Marks rows retired and announces them in the same transaction; returns how many changed. */
+  async #retireRows(kids: string[]): Promise<number> {
+    return this.#db.$transaction(async (tx) => {
+      const { count } = await tx.jwks.updateMany({
+        where: { id: { in: kids }, retiredAt: null },
+        data: { retiredAt: new Date(this.#now()) },
+      });
+      if (count) await announceKeySet(tx, "retired", kids);
+      return count;
     });
-    return count;
   }
 
   async #classify(rows: Jwks[]): Promise<KeySetView | undefined> {
@@ -239,10 +255,7 @@ export class KeySet {
   }
 
   async #retire(kids: string[]): Promise<void> {
-    const { count } = await this.#db.jwks.updateMany({
-      where: { id: { in: kids }, retiredAt: null },
-      data: { retiredAt: new Date(this.#now()) },
-    });
+    const count = await this.#retireRows(kids);
     if (count) this.#log.warn({ kids, count }, "retired signing keys that AUTH_SECRET no longer decrypts; earlier JWTs are invalid");
   }
 
@@ -255,7 +268,9 @@ export class KeySet {
         if (rows.some((r) => this.#open(r) || r.createdAt.getTime() > this.#startedAt)) return;
         const stale = rows.map((r) => r.id);
         if (stale.length) await tx.jwks.updateMany({ where: { id: { in: stale } }, data: { retiredAt: new Date(this.#now()) } });
+        await announceKeySet(tx, "retired", stale);
         const row = await tx.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });
+        await announceKeySet(tx, "created", [row.id]);
         this.#log.info({ kid: row.id }, "created signing key");
       },
       { timeout: 15_000, maxWait: 10_000 },
