@@ -40,9 +40,10 @@ export async function identityKit(
   options: { env?: Record<string, string>; now?: () => number; database?: TestDatabase; rateLimitRedis?: RateLimitRedis } = {},
 ): Promise<Kit & { database: TestDatabase }> {
   const database = options.database ?? (await createTestDatabase());
+  // Identity connects as its own role (auth_identity), as in production: the API's tables are refused.
   // Rate limits high enough that ordinary tests are never throttled; rate limit tests lower them.
   const config = testConfig({
-    DATABASE_URL: database.url,
+    DATABASE_URL: database.identityUrl,
     AUTH_SECRET: SECRET,
     CORS_ORIGINS: ORIGIN,
     RATE_LIMIT_IP_MAX: "100000",
@@ -57,7 +58,7 @@ export async function identityKit(
     },
   });
   const logger = createLogger({ name: "identity-test", level: "debug", destination });
-  const db = createDb(database.url, { max: 5 });
+  const db = createDb(database.identityUrl, { max: 5 });
   const built = createApp({
     config,
     db,
