@@ -1,5 +1,6 @@
 import path from "node:path";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@app/db/embedded";
+import { type ServiceUrls, setServiceRolePasswords } from "@app/db/roles";
 import pg from "pg";
 
 /** A database for the stack: the given DATABASE_URL, or an embedded server started here. */
@@ -39,4 +40,28 @@ export async function openStackDatabase(dataDir: string, log: (line: string) => 
     await embedded.stop();
     throw error;
   }
+}
+
+/**
+ * Each service's database URL (docs/database-roles.md), once the migrations created the roles.
+ * On the embedded server: the roles auth_identity and auth_api, whose passwords (from
+ * `.data/secrets.json`) are set here on every start. With DATABASE_URL given:
+ * IDENTITY_DATABASE_URL and API_DATABASE_URL when set, otherwise DATABASE_URL for both (a
+ * superuser URL then runs without the boundary, for a quick local try; `pnpm doctor` warns).
+ */
+export async function serviceDatabaseUrls(database: StackDatabase, passwords: ServiceUrls): Promise<ServiceUrls> {
+  if (database.embedded) return setServiceRolePasswords(database.url, passwords);
+  return {
+    identity: process.env.IDENTITY_DATABASE_URL || database.url,
+    api: process.env.API_DATABASE_URL || database.url,
+  };
+}
+
+/** `launchStack`'s `envFor`: identity processes get identity's DATABASE_URL, API processes the API's. */
+export function databaseEnvFor(urls: ServiceUrls): (name: string) => Record<string, string> {
+  return (name) => {
+    if (name.startsWith("identity")) return { DATABASE_URL: urls.identity };
+    if (name.startsWith("api")) return { DATABASE_URL: urls.api };
+    return {};
+  };
 }

@@ -7,23 +7,30 @@ import path from "node:path";
 export interface DevSecrets {
   authSecret: string;
   dataEncryptionKey: string;
+  /** Passwords of the embedded database's service roles auth_identity and auth_api (docs/database-roles.md). */
+  databasePasswords: { identity: string; api: string };
 }
+
+const fresh = () => randomBytes(32).toString("base64url");
 
 /**
  * Loads `<dataDir>/secrets.json`, creating it (mode 0600) with fresh random secrets on first
- * use. Only for local development: production passes AUTH_SECRET explicitly.
+ * use and adding any secret a file from an older run lacks. Only for local development:
+ * production passes AUTH_SECRET and its database URLs explicitly.
  */
 export async function loadDevSecrets(dataDir: string): Promise<DevSecrets> {
   const file = path.join(dataDir, "secrets.json");
-  if (existsSync(file)) {
-    const parsed = JSON.parse(await readFile(file, "utf8")) as Partial<DevSecrets>;
-    if (parsed.authSecret && parsed.dataEncryptionKey) return parsed as DevSecrets;
-  }
+  const parsed = existsSync(file) ? (JSON.parse(await readFile(file, "utf8")) as Partial<DevSecrets>) : {};
+  const passwords = parsed.databasePasswords;
   const secrets: DevSecrets = {
-    authSecret: randomBytes(32).toString("base64url"),
-    dataEncryptionKey: randomBytes(32).toString("base64url"),
+    ...parsed,
+    authSecret: parsed.authSecret || fresh(),
+    dataEncryptionKey: parsed.dataEncryptionKey || fresh(),
+    databasePasswords: { identity: passwords?.identity || fresh(), api: passwords?.api || fresh() },
   };
-  await mkdir(dataDir, { recursive: true });
-  await writeFile(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  if (JSON.stringify(secrets) !== JSON.stringify(parsed)) {
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  }
   return secrets;
 }
