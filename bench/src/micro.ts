@@ -1,14 +1,24 @@
 #!/usr/bin/env node
 /**
  * Micro-benchmark of one Ed25519 JWT verification, run in its own process on the server core:
- * node:crypto (OpenSSL, synchronous), WebCrypto `subtle.verify` (what jose calls), and jose
- * `jwtVerify` with the key already imported (the verifier's previous cold path minus key lookup), and
- * the product's `@app/auth-verify` verifyToken with its cache off and its key set loaded (the
- * whole cold path: shape, header, key lookup, signature, claims).
+ * node:crypto (OpenSSL, synchronous), WebCrypto `subtle.verify` (what jose calls), bare jose
+ * `jwtVerify` on the same imported key with the checks the product asks of it (EdDSA, `typ`, required
+ * claims, `iss`, `aud`, tolerance, `maxTokenAge`) and with algorithms only, and the product's
+ * `@app/auth-verify` verifyToken with its cache off and its key set loaded (the whole cold path:
+ * shape, key lookup by kid, jose `jwtVerify`, lifetime and `sub`). `productOverJose` is the
+ * wrapper's own cost: the product over bare jose with the same checks.
  * Input: env BENCH_TOKEN and BENCH_JWK_X; output: one JSON line of CPU microseconds per operation.
  */
 import { createPublicKey, verify, webcrypto } from "node:crypto";
-import { createVerifier, RemoteKeySet } from "@app/auth-verify";
+import {
+  ALLOWED_ALGORITHMS,
+  createVerifier,
+  DEFAULT_CLOCK_TOLERANCE_SEC,
+  DEFAULT_MAX_TOKEN_LIFETIME_SEC,
+  REQUIRED_CLAIMS,
+  RemoteKeySet,
+  TOKEN_TYPE,
+} from "@app/auth-verify";
 import { decodeJwt, decodeProtectedHeader, importJWK, jwtVerify } from "jose";
 import { median } from "./stats.js";
 
@@ -34,6 +44,16 @@ const product = createVerifier({
   ...(aud === undefined ? {} : { audience: aud }),
 });
 await product.verifyToken(token);
+/** What the product asks of jose for this token (packages/auth-verify/src/jwt-check.ts). */
+const sameChecks = {
+  algorithms: [...ALLOWED_ALGORITHMS],
+  typ: TOKEN_TYPE,
+  requiredClaims: [...REQUIRED_CLAIMS],
+  clockTolerance: DEFAULT_CLOCK_TOLERANCE_SEC,
+  maxTokenAge: DEFAULT_MAX_TOKEN_LIFETIME_SEC,
+  ...(iss === undefined ? {} : { issuer: iss }),
+  ...(aud === undefined ? {} : { audience: aud }),
+};
 
 /** CPU time (user + system, every thread: WebCrypto runs on the libuv pool) per operation of one batch. */
 async function batch(op: () => unknown): Promise<number> {
@@ -62,9 +82,11 @@ if (!check) throw new Error("the sample token does not verify with the given key
 const results = await measure({
   opensslSync: () => verify(null, data, keyObject, sig),
   webcryptoAsync: () => webcrypto.subtle.verify({ name: "Ed25519" }, cryptoKey, sig, data),
-  joseJwtVerify: () => jwtVerify(token, joseKey, { algorithms: ["EdDSA"] }),
+  joseJwtVerify: () => jwtVerify(token, joseKey, sameChecks),
+  joseAlgorithmsOnly: () => jwtVerify(token, joseKey, { algorithms: ["EdDSA"] }),
   productVerify: () => product.verifyToken(token),
 });
+const productOverJose = (results.productVerify as number) / (results.joseJwtVerify as number);
 product.close();
 keySet.close();
-process.stdout.write(`${JSON.stringify({ ...results, iterations, batches })}\n`);
+process.stdout.write(`${JSON.stringify({ ...results, productOverJose, iterations, batches })}\n`);

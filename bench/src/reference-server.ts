@@ -10,8 +10,6 @@
  *                    synchronous stdout), kept in bench/src/legacy-logging.ts for in-run comparisons.
  * - `/jose`          the product's verifier (`@app/auth-verify`, verified-token cache on, as the API).
  * - `/jose-nocache`  the same verifier with the cache disabled (VERIFY_CACHE=false).
- * - `/jose-legacy`   the verifier's previous cache-miss path (jose `jwtVerify`, every token cached at
- *                    once), kept in bench/src/legacy-verifier.ts for in-run before/after comparisons.
  * - `/cookie`        the rejected alternative: the session cookie looked up in PostgreSQL with Prisma,
  *                    exactly as identity's `Sessions.validate` does (session join user by id, SHA-256
  *                    of the secret compared in constant time, expiry checked).
@@ -28,7 +26,6 @@ import { AppError, corsPolicy, createLogger, errorHandler, notFoundHandler, requ
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import pg from "pg";
 import { createLegacyLogger, legacyRequestLogging } from "./legacy-logging.js";
-import { createLegacyVerifier } from "./legacy-verifier.js";
 
 const env = process.env;
 const port = Number(env.PORT ?? 0);
@@ -47,8 +44,6 @@ function verifierWith(cache: boolean): Verifier {
 }
 const cached = verifierWith(true);
 const uncached = verifierWith(false);
-/** The previous cold path, bench only (see legacy-verifier.ts). */
-const legacyVerifier = createLegacyVerifier({ jwksUrl, issuer, audience });
 
 function toAuthError(error: unknown): AppError {
   const code = (error as { code?: string }).code;
@@ -58,7 +53,7 @@ function toAuthError(error: unknown): AppError {
 /**
  * The JSON entry of the API reduced to what GET /api/me runs: verify, tag the context, answer ok().
  * Like the API's `jsonRoute`, it answers in the request's own turn when the verifier does
- * (`verifyNow`: cache hit or known kid on a fresh key set) and awaits only a key-set fetch.
+ * (`verifyNow`: a cache hit on a fresh key set) and awaits jose otherwise.
  */
 function joseRoute(verifier: Pick<Verifier, "verifyNow">): RequestHandler {
   const answer = (res: Response, auth: VerifiedToken): void => {
@@ -175,7 +170,7 @@ app.get("/healthz", (_req, res) => {
   res.json({ status: "ok" });
 });
 app.get("/__stats", (_req, res) => {
-  res.json({ cached: cached.stats(), uncached: uncached.stats(), legacy: legacyVerifier.stats() });
+  res.json({ cached: cached.stats(), uncached: uncached.stats() });
 });
 app.get("/__mem", (_req, res) => {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -194,7 +189,6 @@ app.get("/legacy-log/plain", plain);
 app.get("/plain-verify", plainVerifyRoute());
 app.get("/jose", joseRoute(cached));
 app.get("/jose-nocache", joseRoute(uncached));
-app.get("/jose-legacy", joseRoute(legacyVerifier));
 app.get("/cookie", cookiePrisma);
 app.get("/cookie-pg", cookieRawPg);
 app.use(notFoundHandler());
@@ -212,7 +206,6 @@ async function stop(): Promise<void> {
   server.closeAllConnections();
   cached.close();
   uncached.close();
-  legacyVerifier.close();
   await Promise.allSettled([db.close(), pool.end()]);
   process.exit(0);
 }

@@ -243,7 +243,7 @@ interface VariantDef {
   spec: Omit<HttpSpec, "connections" | "durationSec" | "warmupSec" | "serverPids">;
   pid: () => number;
   pg?: boolean;
-  refCache?: "cached" | "uncached" | "legacy";
+  refCache?: "cached" | "uncached";
   apiProxy?: boolean;
 }
 
@@ -278,13 +278,6 @@ export async function authScenario(ctx: Ctx): Promise<VariantResult[]> {
       label: "reference /jose — verify cache disabled",
       spec: { url: `${ref}/jose-nocache`, headers: hot },
       pid: refPid,
-    },
-    {
-      key: "legacy-cold",
-      label: `reference /jose-legacy — previous cold path (jose jwtVerify, admit all), ${ctx.settings.coldTokens} distinct tokens`,
-      spec: { url: `${ref}/jose-legacy`, rotate: cold("ref-legacy") },
-      pid: refPid,
-      refCache: "legacy",
     },
     {
       key: "cookie",
@@ -357,7 +350,7 @@ export async function authScenario(ctx: Ctx): Promise<VariantResult[]> {
   return [...results.values()];
 }
 
-async function refStats(ctx: Ctx, which: "cached" | "uncached" | "legacy"): Promise<{ cacheHits: number; verifications: number }> {
+async function refStats(ctx: Ctx, which: "cached" | "uncached"): Promise<{ cacheHits: number; verifications: number }> {
   const res = await fetch(`${ctx.ref.url}/__stats`);
   const body = (await res.json()) as Record<string, { cacheHits: number; verifications: number }>;
   return body[which] as { cacheHits: number; verifications: number };

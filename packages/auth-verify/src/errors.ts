@@ -67,8 +67,10 @@ export function isAuthVerifyError(value: unknown, code?: AuthVerifyErrorCode): v
 }
 
 /**
- * Maps any error raised while verifying (jose's, ours, or unexpected) to an {@link AuthVerifyError}.
- * jose messages are not reused: some echo header text taken from the token.
+ * Maps any error raised while verifying to an {@link AuthVerifyError}: ours as they are, and the
+ * codes jose `jwtVerify` throws (jwt-check.ts). The key set is this package's own (not jose's
+ * remote JWKS), so key lookups throw ours. jose messages are not reused: some echo header text
+ * taken from the token.
  */
 export function toAuthVerifyError(error: unknown): AuthVerifyError {
   if (error instanceof AuthVerifyError) return error;
@@ -87,16 +89,9 @@ export function toAuthVerifyError(error: unknown): AuthVerifyError {
       return new AuthVerifyError("invalid_signature");
     case "ERR_JOSE_ALG_NOT_ALLOWED":
       return new AuthVerifyError("invalid_signature", "The token algorithm is not accepted");
-    case "ERR_JWKS_NO_MATCHING_KEY":
-    case "ERR_JWKS_MULTIPLE_MATCHING_KEYS":
-      return new AuthVerifyError("unknown_key");
-    case "ERR_JWKS_TIMEOUT":
-      return new AuthVerifyError("jwks_unavailable");
     case "ERR_JWS_INVALID":
     case "ERR_JWT_INVALID":
     case "ERR_JOSE_NOT_SUPPORTED":
-    case "ERR_JWK_INVALID":
-    case "ERR_JOSE_GENERIC":
       return new AuthVerifyError("malformed_token");
     default:
       // Not a jose error: keep it as the cause so a bug is visible in logs instead of silently a 401.

@@ -1,6 +1,8 @@
 /**
  * @app/auth-verify: the one bearer JWT verification primitive shared by every entry pattern of the
- * stateless API (JSON routes, streaming/multipart middleware, WebSocket upgrade).
+ * stateless API (JSON routes, streaming/multipart middleware, WebSocket upgrade). jose `jwtVerify`
+ * does every cryptographic and claim check; this package adds the remote key set, the
+ * verified-token cache and coded errors.
  * @packageDocumentation
  */
 export {
@@ -12,6 +14,7 @@ export {
   toAuthVerifyError,
 } from "./errors.js";
 export { type Ed25519JwkEntry, MAX_JWKS_BODY_CHARS, parseJwksBody, readJwksBody } from "./jwks-body.js";
+export { ALLOWED_ALGORITHMS, FORBIDDEN_HEADERS, REQUIRED_CLAIMS, TOKEN_TYPE } from "./jwt-check.js";
 export {
   DEFAULT_CACHE_MAX_AGE_MS,
   DEFAULT_COOLDOWN_MS,
@@ -30,12 +33,11 @@ export {
   type VerifiedTokenCacheStats,
 } from "./verified-cache.js";
 export {
-  ALLOWED_ALGORITHMS,
   createVerifier,
   DEFAULT_CLOCK_TOLERANCE_SEC,
   DEFAULT_MAX_TOKEN_LENGTH,
+  DEFAULT_MAX_TOKEN_LIFETIME_SEC,
   extractBearerToken,
-  REQUIRED_CLAIMS,
   type Verifier,
   type VerifierOptions,
   type VerifierStats,

@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from "node:crypto";
+import { type CryptoKey, importJWK } from "jose";
 import { AuthVerifyError } from "./errors.js";
 import { parseJwksBody, readJwksBody } from "./jwks-body.js";
 
@@ -63,8 +63,8 @@ export interface RemoteKeySetOptions {
 
 interface LoadedKey {
   readonly x: string;
-  /** The public key as a node:crypto KeyObject, converted once per kid (verification is synchronous). */
-  readonly key: KeyObject;
+  /** The public key imported by jose `importJWK`, once per kid, and handed to jose `jwtVerify`. */
+  readonly key: CryptoKey;
 }
 
 interface LoadedSet {
@@ -108,6 +108,10 @@ export class RemoteKeySet {
   readonly #closer = new AbortController();
   #set: LoadedSet | undefined;
   #inflight: Promise<void> | undefined;
+  /** The fetch {@link RemoteKeySet.refreshNow} started in the current turn (its request is not sent yet). */
+  #joinable: Promise<void> | undefined;
+  /** The one fetch {@link RemoteKeySet.refreshNow} queued behind a fetch in flight. */
+  #queued: Promise<void> | undefined;
   #lastAttemptAt: number | undefined;
   #lastError: unknown;
   #fetches = 0;
@@ -136,7 +140,7 @@ export class RemoteKeySet {
    * @throws AuthVerifyError `unknown_key` when the usable set has no such kid,
    *   `jwks_unavailable` (503) when no usable set exists.
    */
-  async getKey(kid: string): Promise<KeyObject> {
+  async getKey(kid: string): Promise<CryptoKey> {
     const fresh = this.peekKey(kid);
     if (fresh !== undefined) return fresh;
     await this.#refreshIfAllowed();
@@ -151,7 +155,7 @@ export class RemoteKeySet {
    * waiting: what {@link RemoteKeySet.getKey} answers at once. Undefined when `getKey` would have to
    * fetch, wait for a fetch, or refuse; call `getKey` then.
    */
-  peekKey(kid: string): KeyObject | undefined {
+  peekKey(kid: string): CryptoKey | undefined {
     const set = this.#set;
     if (set === undefined || this.#closer.signal.aborted || this.#now() - set.loadedAt >= this.#cacheMaxAgeMs) return undefined;
     return set.keys.get(kid)?.key;
@@ -168,6 +172,48 @@ export class RemoteKeySet {
     } catch (cause) {
       throw new AuthVerifyError("jwks_unavailable", undefined, { cause });
     }
+  }
+
+  /**
+   * Fetches the set at once, ignoring the cooldown: the hook for a push announcement of a key
+   * change (created, retired, rotated). Not reachable from requests; it is rate-limited anyway.
+   *
+   * A fetch already in flight may have left before the change, so it is not joined: one fetch is
+   * queued behind it, and every call made meanwhile shares that queued fetch. Calls in the same
+   * turn share one fetch (its request has not been sent yet). So a burst of calls costs at most one
+   * fetch in flight plus one queued. After a successful fetch, kids no longer published are
+   * dropped and listeners are told (the verifier's cache drops their tokens); new kids are usable.
+   * @throws AuthVerifyError `jwks_unavailable` when the fetch fails or the set is closed; the
+   *   current set is kept and stale-if-error applies as for any failed refresh.
+   */
+  refreshNow(): Promise<void> {
+    if (this.#joinable !== undefined) return this.#joinable;
+    if (this.#queued !== undefined) return this.#queued;
+    const ahead = this.#inflight;
+    if (ahead === undefined) {
+      const started = this.#announcedFetch();
+      this.#joinable = started;
+      queueMicrotask(() => {
+        if (this.#joinable === started) this.#joinable = undefined;
+      });
+      return started;
+    }
+    const queued = ahead.catch(noop).then(() => {
+      this.#queued = undefined;
+      return this.#announcedFetch();
+    });
+    this.#queued = queued;
+    return queued;
+  }
+
+  /** One fetch for {@link RemoteKeySet.refreshNow}, its failure as `jwks_unavailable`. */
+  #announcedFetch(): Promise<void> {
+    if (this.#closer.signal.aborted) {
+      return Promise.reject(new AuthVerifyError("jwks_unavailable", "The key set is closed"));
+    }
+    return this.#startFetch().catch((cause: unknown) => {
+      throw new AuthVerifyError("jwks_unavailable", undefined, { cause });
+    });
   }
 
   /**
@@ -271,7 +317,8 @@ export class RemoteKeySet {
       }
       try {
         // Only the public coordinate is imported: a stray "d" or other member is never used.
-        const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: jwk.x }, format: "jwk" });
+        const key = await importJWK({ kty: "OKP", crv: "Ed25519", x: jwk.x }, "EdDSA");
+        if (key instanceof Uint8Array) continue;
         keys.set(jwk.kid, { x: jwk.x, key });
       } catch {
         // An unimportable key (bad x) is ignored like any other unusable entry.

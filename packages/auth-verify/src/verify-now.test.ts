@@ -15,8 +15,9 @@ import {
 } from "./test-fixtures.js";
 import { createVerifier, type Verifier } from "./verify.js";
 
-// verifyNow is verify without a promise in the steady state: these tests pin down when it answers
-// synchronously, when it has to return a promise, and that both ways keep verify's codes and counters.
+// verifyNow is verify without a promise in the steady state of a repeated token: these tests pin
+// down when it answers synchronously (a cache hit on a fresh key set, a refusal before jose), when it
+// returns a promise (every token jose must verify), and that both ways keep verify's codes and counters.
 
 let key: TestKey;
 let other: TestKey;
@@ -54,23 +55,25 @@ function thrown(fn: () => unknown): AuthVerifyError {
 }
 
 describe("verifyNow", () => {
-  it("returns a promise on first use (the key set is not loaded yet), then answers synchronously", async () => {
+  it("returns a promise for a token jose must verify, then answers the cache hit synchronously", async () => {
     await setup();
     const token = await mint(key);
     const first = v.verifyNow(`Bearer ${token}`);
     expect(first).toBeInstanceOf(Promise);
     expect((await first).userId).toBe("user-123");
-    // Key set fresh and the kid known: the cold path runs without a promise...
+    // Key set fresh and the kid known: jose `jwtVerify` is asynchronous, so still a promise...
     const second = v.verifyNow(`Bearer ${token}`);
-    expect(second).not.toBeInstanceOf(Promise);
-    // ...and so does the cache hit (the token was admitted on its second sighting).
+    expect(second).toBeInstanceOf(Promise);
+    const verified = await second;
+    // ...but the cache hit (the token was admitted on its second sighting) is not.
     const third = v.verifyNow(`Bearer ${token}`);
-    expect(third).toBe(second);
+    expect(third).not.toBeInstanceOf(Promise);
+    expect(third).toBe(verified);
     expect(v.stats()).toMatchObject({ verifications: 3, cacheHits: 1, cryptoVerifications: 2, failures: 0 });
     expect(server.hits()).toBe(1);
   });
 
-  it("throws a failure synchronously, with verify's code, when the key set was not needed", async () => {
+  it("throws a failure synchronously, with verify's code, when jose was not needed; rejects otherwise", async () => {
     await setup();
     await v.verify(`Bearer ${await mint(key)}`);
     const before = v.stats();
@@ -78,9 +81,11 @@ describe("verifyNow", () => {
     expect(thrown(() => v.verifyNow("Basic abc")).code).toBe("malformed_token");
     expect(thrown(() => v.verifyNow("Bearer not.a.jwt")).code).toBe("invalid_signature");
     const expired = await mint(key, claims({ exp: T0_SEC - 60 }));
-    expect(thrown(() => v.verifyNow(`Bearer ${expired}`)).code).toBe("token_expired");
+    const pendingExpired = v.verifyNow(`Bearer ${expired}`);
+    expect(pendingExpired).toBeInstanceOf(Promise);
+    await expectCode(pendingExpired as Promise<unknown>, "token_expired", expired);
     const wrongAudience = await mint(key, claims({ aud: "someone-else" }));
-    const error = thrown(() => v.verifyNow(`Bearer ${wrongAudience}`));
+    const error = await expectCode(v.verifyNow(`Bearer ${wrongAudience}`) as Promise<unknown>, "invalid_claims", wrongAudience);
     await expectCode(v.verify(`Bearer ${wrongAudience}`), error.code);
     expect(v.stats()).toMatchObject({
       verifications: before.verifications + 6,

@@ -100,7 +100,7 @@ describe("time and claims errors", () => {
   it.each(["exp", "iat", "sub"])("invalid_claims when %s is missing", async (name) => {
     const payload: Record<string, unknown> = { ...claims() };
     delete payload[name];
-    const token = await signRaw(key, { alg: "EdDSA", kid: key.kid }, payload);
+    const token = await signRaw(key, { alg: "EdDSA", typ: "JWT", kid: key.kid }, payload);
     await expectCode(verifier().verifyToken(token), "invalid_claims", token);
   });
 
@@ -110,7 +110,7 @@ describe("time and claims errors", () => {
     ["string exp", { exp: "soon" }],
     ["string iat", { iat: "now" }],
   ])("invalid_claims for %s", async (_label, patch) => {
-    const token = await signRaw(key, { alg: "EdDSA", kid: key.kid }, { ...claims(), ...patch });
+    const token = await signRaw(key, { alg: "EdDSA", typ: "JWT", kid: key.kid }, { ...claims(), ...patch });
     await expectCode(verifier().verifyToken(token), "invalid_claims", token);
   });
 });
@@ -125,12 +125,44 @@ describe("Authorization header parsing", () => {
     await expectCode(verifier().verify(header), "missing_token");
   });
 
-  it("malformed_token for lowercase, doubled, other schemes and stray whitespace", async () => {
+  it("accepts the Bearer scheme in any letter case (RFC 9110 §11.1, RFC 6750 §2.1)", async () => {
+    const token = await mint(key);
+    const v = verifier();
+    for (const scheme of ["Bearer", "bearer", "BEARER", "BeArEr", "bEARER"]) {
+      expect((await v.verify(`${scheme} ${token}`)).userId, scheme).toBe("user-123");
+      expect(extractBearerToken(`${scheme} ${token}`)).toBe(token);
+    }
+    expect(v.stats().failures).toBe(0);
+  });
+
+  it("malformed_token for stray whitespace around any spelling of the scheme", async () => {
+    const token = await mint(key);
+    const v = verifier();
+    for (const scheme of ["bearer", "BEARER", "BeArEr"]) {
+      for (const header of [
+        `${scheme}  ${token}`,
+        `${scheme}\t${token}`,
+        ` ${scheme} ${token}`,
+        `${scheme} ${token} `,
+        `${scheme} ${token}\n`,
+        `${scheme}\u00a0${token}`,
+        `${scheme} ${token.slice(0, 20)} ${token.slice(20)}`,
+        `${scheme}${token}`,
+      ]) {
+        await expectCode(v.verify(header), "malformed_token", token);
+      }
+      await expectCode(v.verify(`${scheme} `), "missing_token");
+    }
+    // Look-alike letters are not the scheme: only ASCII letters fold.
+    for (const lookalike of ["ｂearer", "Beаrer", "BEARER\u0307"]) {
+      await expectCode(v.verify(`${lookalike} ${token}`), "malformed_token", token);
+    }
+  });
+
+  it("malformed_token for doubled, other schemes and stray whitespace", async () => {
     const token = await mint(key);
     const v = verifier();
     for (const header of [
-      `bearer ${token}`,
-      `BEARER ${token}`,
       `Bearer Bearer ${token}`,
       `Bearer  ${token}`,
       ` Bearer ${token}`,
@@ -148,7 +180,10 @@ describe("Authorization header parsing", () => {
 
   it("extractBearerToken returns exactly the credential", () => {
     expect(extractBearerToken("Bearer a.b.c")).toBe("a.b.c");
-    expect(() => extractBearerToken("bearer a.b.c")).toThrow(AuthVerifyError);
+    expect(extractBearerToken("bearer a.b.c")).toBe("a.b.c");
+    expect(extractBearerToken("Bearer  a.b.c")).toBe(" a.b.c");
+    expect(() => extractBearerToken("Bearer\ta.b.c")).toThrow(AuthVerifyError);
+    expect(() => extractBearerToken("Bearera.b.c")).toThrow(AuthVerifyError);
   });
 
   it("missing_token for an empty bare token", async () => {

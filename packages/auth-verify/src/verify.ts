@@ -1,6 +1,5 @@
-import type { KeyObject } from "node:crypto";
-import { type CheckedHeader, type ClaimRules, checkClaims, checkProtectedHeader, checkSignature } from "./compact-jws.js";
 import { AuthVerifyError, toAuthVerifyError } from "./errors.js";
+import { type CheckedJwt, createJwtCheck } from "./jwt-check.js";
 import { RemoteKeySet, type RemoteKeySetOptions, type RemoteKeySetStats } from "./remote-key-set.js";
 import {
   DEFAULT_VERIFIED_CACHE_MAX_ENTRIES,
@@ -9,21 +8,23 @@ import {
   type VerifiedTokenCacheStats,
 } from "./verified-cache.js";
 
-/** Default clock tolerance for `exp` and `nbf`, in seconds. */
+/** Default clock tolerance for `exp`, `nbf`, `iat` and the lifetime, in seconds. */
 export const DEFAULT_CLOCK_TOLERANCE_SEC = 5;
 /** Default longest accepted token, in characters; longer input is refused before any parsing. */
 export const DEFAULT_MAX_TOKEN_LENGTH = 8192;
-/** The only accepted JWS algorithm. Not configurable. */
-export const ALLOWED_ALGORITHMS: readonly ["EdDSA"] = Object.freeze(["EdDSA"] as const);
-/** Claims every token must carry. */
-export const REQUIRED_CLAIMS: readonly string[] = Object.freeze(["exp", "iat", "sub"]);
+/**
+ * Default longest accepted token lifetime (`exp - iat`) and age (`now - iat`): 30 days, the
+ * lifetime identity gives its tokens (apps/identity/src/services/tokens.ts).
+ */
+export const DEFAULT_MAX_TOKEN_LIFETIME_SEC = 2_592_000;
 
-const BEARER_PREFIX = "Bearer ";
-/** Three non-empty base64url segments, no padding. */
-const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-/** An Ed25519 signature is 64 bytes: 86 base64url characters whose last one carries 2 bits. */
-const ED25519_SIGNATURE_CHARS = 86;
-const CANONICAL_LAST_SIGNATURE_CHAR = /[AQgw]$/;
+/** Length of `Bearer ` (the scheme and its one space). */
+const BEARER_PREFIX_LENGTH = 7;
+/**
+ * The scheme in any ASCII letter case and one space. Without the `u` flag, `i` never folds a
+ * non-ASCII character onto an ASCII one, so only the 2^6 ASCII spellings match.
+ */
+const BEARER_SCHEME = /^bearer /i;
 
 /** Options of {@link createVerifier}. Key set options apply only when `keySet` is not given. */
 export interface VerifierOptions extends Omit<RemoteKeySetOptions, "url" | "now"> {
@@ -35,8 +36,14 @@ export interface VerifierOptions extends Omit<RemoteKeySetOptions, "url" | "now"
   issuer?: string | string[];
   /** Accepted `aud` value(s). Unchecked when absent. */
   audience?: string | string[];
-  /** Tolerance for `exp` and `nbf`, in seconds. Default {@link DEFAULT_CLOCK_TOLERANCE_SEC}. */
+  /** Tolerance for `exp`, `nbf` and `iat`, in seconds. Default {@link DEFAULT_CLOCK_TOLERANCE_SEC}. */
   clockToleranceSec?: number;
+  /**
+   * Longest accepted lifetime `exp - iat`, and age `now - iat`, in seconds (plus the clock
+   * tolerance). Default {@link DEFAULT_MAX_TOKEN_LIFETIME_SEC}: a leaked signing key cannot mint a
+   * token that outlives it.
+   */
+  maxTokenLifetimeSec?: number;
   /** Longest accepted token. Default {@link DEFAULT_MAX_TOKEN_LENGTH}. */
   maxTokenLength?: number;
   /** Cache of verified tokens: `false` disables it; default `{ maxEntries: 10_000 }`. */
@@ -51,7 +58,7 @@ export interface VerifierStats {
   readonly verifications: number;
   /** Calls answered from the verified-token cache. */
   readonly cacheHits: number;
-  /** Calls that reached token decoding and signature verification (cache misses of well-shaped tokens). */
+  /** Calls handed to jose `jwtVerify` (cache misses of well-shaped tokens). */
   readonly cryptoVerifications: number;
   /** Calls that threw. */
   readonly failures: number;
@@ -64,17 +71,17 @@ export interface VerifierStats {
 /** The verification primitive shared by every entry pattern (JSON routes, middleware, WebSocket). */
 export interface Verifier {
   /**
-   * Verifies an `Authorization` header value, which must be exactly `Bearer <jwt>`.
+   * Verifies an `Authorization` header value, `Bearer <jwt>` (see {@link extractBearerToken}).
    * @throws AuthVerifyError - never returns null.
    */
   verify(authorization: string | undefined | null): Promise<VerifiedToken>;
   /**
-   * {@link Verifier.verify} without a promise when none is needed: the steady state (a cache hit
-   * while the key set is fresh, or a token signed by a key of the fresh set) returns the verified
-   * token itself and throws a failure found on the way; only when the key set must be fetched or
-   * awaited (first use, refresh due, unknown kid) does it return a promise, which then rejects on
-   * failure. Same checks, same error codes, same counters as `verify`.
-   * @throws AuthVerifyError - synchronously, when the answer did not need the key set.
+   * {@link Verifier.verify} without a promise when none is needed: a cache hit while the key set
+   * is fresh (the steady state of a repeated token) returns the verified token itself, and a
+   * refusal found before jose is asked (missing or malformed header, length, shape) is thrown.
+   * Every other token goes to jose `jwtVerify`, which is asynchronous: it returns a promise, which
+   * rejects on failure. Same checks, same error codes, same counters as `verify`.
+   * @throws AuthVerifyError - synchronously, when the answer did not need jose.
    */
   verifyNow(authorization: string | undefined | null): VerifiedToken | Promise<VerifiedToken>;
   /**
@@ -91,31 +98,27 @@ export interface Verifier {
 }
 
 /**
- * The token inside an `Authorization` header value. The scheme must be exactly `Bearer` followed by
- * one space and a token without whitespace: lowercase or doubled schemes are refused.
+ * The token inside an `Authorization` header value: the `Bearer` scheme, exactly one space (SP),
+ * then the token. The scheme is case-insensitive (RFC 9110 §11.1, RFC 6750 §2.1): `bearer`,
+ * `BEARER` and `Bearer` are the same. Whitespace stays strict: a tab or two spaces after the scheme,
+ * leading or trailing whitespace, or whitespace inside the token make the value `malformed_token`
+ * (the token is returned as is and the verifier requires three base64url segments; nothing is trimmed).
  * @throws AuthVerifyError `missing_token` for no header or an empty credential, `malformed_token` otherwise.
  */
 export function extractBearerToken(authorization: string | undefined | null): string {
   if (authorization === undefined || authorization === null || authorization === "") {
     throw new AuthVerifyError("missing_token");
   }
-  if (typeof authorization !== "string" || !authorization.startsWith(BEARER_PREFIX)) {
+  if (typeof authorization !== "string" || !hasBearerScheme(authorization)) {
     throw new AuthVerifyError("malformed_token", "The Authorization header is not a Bearer credential");
   }
-  if (authorization.length === BEARER_PREFIX.length) throw new AuthVerifyError("missing_token");
-  return authorization.slice(BEARER_PREFIX.length);
+  if (authorization.length === BEARER_PREFIX_LENGTH) throw new AuthVerifyError("missing_token");
+  return authorization.slice(BEARER_PREFIX_LENGTH);
 }
 
-/**
- * Cheap structural checks before any decoding: exactly three base64url segments and an
- * Ed25519-sized, canonically encoded signature. Refuses junk without touching the key set.
- */
-function checkCompactShape(token: string): void {
-  if (!COMPACT_JWS.test(token)) throw new AuthVerifyError("malformed_token");
-  const signature = token.length - token.lastIndexOf(".") - 1;
-  if (signature !== ED25519_SIGNATURE_CHARS || !CANONICAL_LAST_SIGNATURE_CHAR.test(token)) {
-    throw new AuthVerifyError("invalid_signature");
-  }
+/** `Bearer ` in any letter case; the usual spelling is compared first. */
+function hasBearerScheme(value: string): boolean {
+  return value.startsWith("Bearer ") || BEARER_SCHEME.test(value);
 }
 
 /**
@@ -141,21 +144,28 @@ function checkMaxLength(value: number): number {
   return value;
 }
 
+function checkMaxLifetime(value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError("maxTokenLifetimeSec must be a finite number > 0");
+  return value;
+}
+
 /**
  * Creates the verifier. Nothing is fetched until the first token needs a key.
  *
- * Verification order: presence and length; verified-token cache (a Map lookup and an expiry check);
- * shape; protected header (`crit`, `alg` pinned to EdDSA, embedded-key headers refused, `kid`);
- * the key set's key for the `kid`; the Ed25519 signature with node:crypto (synchronous OpenSSL on
- * the calling thread, no thread-pool hop); the claims (`iss`, `aud`, `exp`, `iat`, `nbf` with the
- * clock tolerance, a non-empty string `sub`). The checks and error codes are those jose
- * `jwtVerify` applied before (see compact-jws.ts). A verified token enters the cache on its
- * second sighting, so a stream of one-shot tokens does not churn it.
+ * Verification order: presence and length; the verified-token cache (a Map lookup and an expiry
+ * check), answered synchronously while the key set is fresh; the shape (three base64url segments,
+ * an Ed25519-sized signature), before any decoding; then jose `jwtVerify` (jwt-check.ts): protected
+ * header, `crit`, `alg` pinned to EdDSA, embedded-key headers refused and the `kid` resolved from
+ * the key set (a key imported by jose), the Ed25519 signature, `typ`, the claims (`iss`, `aud`,
+ * `nbf`, `exp`, `iat` with the clock tolerance); then the lifetime bound and a non-empty string
+ * `sub`. jose is asynchronous, so a token the cache does not answer gets a promise. A verified token
+ * enters the cache on its second sighting, so a stream of one-shot tokens does not churn it.
  */
 export function createVerifier(options: VerifierOptions): Verifier {
   const now = options.now ?? Date.now;
   const toleranceSec = checkTolerance(options.clockToleranceSec ?? DEFAULT_CLOCK_TOLERANCE_SEC);
   const maxTokenLength = checkMaxLength(options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH);
+  const maxLifetimeSec = checkMaxLifetime(options.maxTokenLifetimeSec ?? DEFAULT_MAX_TOKEN_LIFETIME_SEC);
   const ownsKeySet = options.keySet === undefined;
   let keySet: RemoteKeySet;
   if (options.keySet !== undefined) {
@@ -176,37 +186,28 @@ export function createVerifier(options: VerifierOptions): Verifier {
     cache.dropKids(event.droppedKids);
   });
 
-  const rules: ClaimRules = {
-    issuers: options.issuer === undefined ? undefined : [options.issuer].flat(),
-    audiences: options.audience === undefined ? undefined : [options.audience].flat(),
-    toleranceSec,
-  };
+  const checkJwt = createJwtCheck({ keySet, issuer: options.issuer, audience: options.audience, toleranceSec, maxLifetimeSec });
 
   let verifications = 0;
   let cacheHits = 0;
   let cryptoVerifications = 0;
   let failures = 0;
 
-  /** Signature, claims, then the cache's admission policy (second sighting). */
-  function finish(token: string, header: CheckedHeader, key: KeyObject, nowMs: number): VerifiedToken {
-    checkSignature(token, header, key);
-    const { claims, sub, exp } = checkClaims(token, header, rules, nowMs);
-    const verified: VerifiedToken = Object.freeze({ userId: sub, claims: freezeClaims(claims), kid: header.kid });
-    cache.admit(token, verified, (exp + toleranceSec) * 1000, nowMs);
+  /** The cache's admission policy (second sighting) for what jose verified. */
+  function admit(token: string, checked: CheckedJwt, nowMs: number): VerifiedToken {
+    const verified: VerifiedToken = Object.freeze({ userId: checked.sub, claims: freezeClaims(checked.claims), kid: checked.kid });
+    cache.admit(token, verified, (checked.exp + toleranceSec) * 1000, nowMs);
     return verified;
   }
 
   /**
-   * Verifies a token the cache did not answer. Synchronous while the key set is fresh and knows the
-   * kid (the steady state); otherwise waits for the key set (first use, refresh, unknown kid).
+   * Verifies a token the cache did not answer: the shape synchronously (a refusal is thrown), then
+   * jose, whose answer is a promise.
    */
-  function verifyFresh(token: string, nowMs: number): VerifiedToken | Promise<VerifiedToken> {
-    checkCompactShape(token);
+  function verifyFresh(token: string, nowMs: number): Promise<VerifiedToken> {
+    const pending = checkJwt(token, nowMs);
     cryptoVerifications += 1;
-    const header = checkProtectedHeader(token);
-    const key = keySet.peekKey(header.kid);
-    if (key !== undefined) return finish(token, header, key, nowMs);
-    return keySet.getKey(header.kid).then((loaded) => finish(token, header, loaded, nowMs));
+    return pending.then((checked) => admit(token, checked, nowMs));
   }
 
   /** Counts and converts a failure of the asynchronous part. */
@@ -232,7 +233,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     return verifyFresh(token, nowMs);
   }
 
-  /** The one implementation behind every entry: synchronous unless the key set must be awaited. */
+  /** The one implementation behind every entry: synchronous for a cache hit on a fresh key set and for early refusals. */
   function verifyTokenNow(token: string | undefined | null): VerifiedToken | Promise<VerifiedToken> {
     verifications += 1;
     try {
@@ -247,8 +248,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
         }
         return settle(revalidateHit(token, hit, nowMs));
       }
-      const fresh = verifyFresh(token, nowMs);
-      return fresh instanceof Promise ? settle(fresh) : fresh;
+      return settle(verifyFresh(token, nowMs));
     } catch (error) {
       failures += 1;
       throw toAuthVerifyError(error);
@@ -258,7 +258,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
   function verifyNow(authorization: string | undefined | null): VerifiedToken | Promise<VerifiedToken> {
     let token: string;
     try {
-      if (typeof authorization === "string" && authorization.length > maxTokenLength + BEARER_PREFIX.length) {
+      if (typeof authorization === "string" && authorization.length > maxTokenLength + BEARER_PREFIX_LENGTH) {
         throw new AuthVerifyError("malformed_token");
       }
       token = extractBearerToken(authorization);

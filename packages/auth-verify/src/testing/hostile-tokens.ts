@@ -63,7 +63,7 @@ function flip(segment: string): string {
 }
 
 /**
- * Builds the shared hostile-token corpus (more than 40 tokens): every one must be refused with a
+ * Builds the shared hostile-token corpus (47 tokens): every one must be refused with a
  * 401 by the verification primitive and by every entry that uses it (HTTP business route,
  * streaming middleware, WebSocket upgrade). Tokens are correctly signed by the real key wherever
  * that makes the attack stronger, so only the check under test can refuse them.
@@ -131,19 +131,25 @@ export async function buildHostileTokens(options: HostileCorpusOptions): Promise
     ["foreign key reusing the real kid", signRaw(foreign, head(), claims())],
     ["100 KB token", real(head(), claims({ pad: "x".repeat(75_000) }))],
     ["random junk", "not-a-token"],
+    // A leaked key must not mint a token that never expires (JSON 1e999 is Infinity), one issued
+    // in the future, or one that lives longer than identity's 30 days.
+    ["exp 1e999 (never expires)", real(head(), JSON.stringify(claims()).replace(/"exp":[0-9]+/, '"exp":1e999'))],
+    ["iat in the future", real(head(), claims({ iat: now + 3600, exp: now + 7200 }))],
+    ["lifetime over 30 days", real(head(), claims({ iat: now, exp: now + 31 * 86_400 }))],
   ];
   return Promise.all(tokens.map(async ([name, token]) => ({ name, token: await token })));
 }
 
 /**
- * Bad ways to present an otherwise valid token over HTTP: lowercase or doubled scheme, other
- * schemes, stray whitespace, and two Authorization headers. Each must answer 401.
+ * Bad ways to present an otherwise valid token over HTTP: doubled scheme, other schemes, stray
+ * whitespace, and two Authorization headers. Each must answer 401. (The scheme's letter case is
+ * not one: `bearer` and `BEARER` are `Bearer`, RFC 9110 §11.1.)
  */
 export function hostileAuthorizationCases(validToken: string): HostileHeaderCase[] {
   const one = (name: string, value: string): HostileHeaderCase => ({ name, headers: [["authorization", value]] });
   return [
-    one("lowercase bearer", `bearer ${validToken}`),
-    one("uppercase BEARER", `BEARER ${validToken}`),
+    one("lowercase scheme, two spaces", `bearer  ${validToken}`),
+    one("uppercase scheme, tab", `BEARER\t${validToken}`),
     one("doubled Bearer", `Bearer Bearer ${validToken}`),
     one("two spaces", `Bearer  ${validToken}`),
     one("tab instead of space", `Bearer\t${validToken}`),

@@ -1,15 +1,20 @@
 /**
- * The synchronous pieces of compact EdDSA JWT verification: segment decoding, protected header
- * checks, the Ed25519 signature (node:crypto, OpenSSL on the calling thread) and the claim checks.
+ * TEST-ONLY ORACLE (excluded from the build by tsconfig.build.json, never exported): an independent
+ * hand-written compact EdDSA JWT verifier on node:crypto, kept as the reference the product's jose
+ * path is compared with in verify-differential.test.ts. Production code never imports it.
  *
- * The checks and their order reproduce what jose `jwtVerify` (pinned to EdDSA, with the same
- * options) did before, so every hostile input keeps its error code: header decoding, `crit`,
- * `alg`, forbidden headers and `kid`, key lookup, signature, payload decoding, presence of the
- * required claims, `iss`, `aud`, `iat`, `nbf`, `exp`, then a non-empty string `sub`.
+ * The checks and their order reproduce jose `jwtVerify` pinned to EdDSA with the verifier's
+ * options (jwt-check.ts), so every input must get the same error code and message from both:
+ * shape, header decoding, `crit`, `alg`, forbidden headers and `kid`, key lookup, signature,
+ * payload decoding, `typ`, presence of the required claims, `iss`, `aud`, `iat`, `nbf`, `exp`, the
+ * age of `iat` (jose `maxTokenAge`), the lifetime `exp - iat`, then a non-empty string `sub`.
  */
 import { type KeyObject, verify as verifySignature } from "node:crypto";
 import type { JWTPayload } from "jose";
 import { AuthVerifyError } from "./errors.js";
+
+/** Three non-empty base64url segments, no padding. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /**
  * Header parameters that would let a token choose or carry its own key, or change how it is
@@ -30,6 +35,8 @@ export interface CheckedHeader {
   readonly lastDot: number;
   /** Index of the dot between header and payload. */
   readonly firstDot: number;
+  /** The `typ` header, unchecked until the claims are. */
+  readonly typ: unknown;
 }
 
 /** Claim checks configured on the verifier. */
@@ -38,8 +45,10 @@ export interface ClaimRules {
   readonly issuers: readonly string[] | undefined;
   /** Accepted `aud` values (one must be present in the token); unchecked when undefined. */
   readonly audiences: readonly string[] | undefined;
-  /** Clock tolerance for `exp` and `nbf`, in seconds. */
+  /** Clock tolerance for `exp`, `nbf`, `iat` and the lifetime, in seconds. */
   readonly toleranceSec: number;
+  /** Longest accepted `exp - iat` and `now - iat`, in seconds. */
+  readonly maxLifetimeSec: number;
 }
 
 /** A verified token's claims with the two the verifier relies on, already checked. */
@@ -113,7 +122,7 @@ export function checkProtectedHeader(token: string): CheckedHeader {
   if (typeof kid !== "string" || kid.length === 0) {
     throw new AuthVerifyError("malformed_token", "The token key id is not a non-empty string");
   }
-  return { kid, firstDot, lastDot };
+  return { kid, firstDot, lastDot, typ: header.typ };
 }
 
 /**
@@ -154,7 +163,9 @@ function numericClaim(claims: Record<string, unknown>, name: string): number | u
  */
 export function checkClaims(token: string, header: CheckedHeader, rules: ClaimRules, nowMs: number): CheckedClaims {
   const claims = decodeJsonSegment(token.slice(header.firstDot + 1, header.lastDot));
-  const required = ["iss", "aud", "sub", "iat", "exp"] as const;
+  const typ = header.typ;
+  if (typeof typ !== "string" || normalizeTyp(typ) !== "application/jwt") throw claimError("typ");
+  const required = ["iss", "aud", "iat", "sub", "exp"] as const;
   for (const name of required) {
     if (name === "iss" && rules.issuers === undefined) continue;
     if (name === "aud" && rules.audiences === undefined) continue;
@@ -172,6 +183,10 @@ export function checkClaims(token: string, header: CheckedHeader, rules: ClaimRu
   const exp = numericClaim(claims, "exp");
   if (exp === undefined) throw new AuthVerifyError("invalid_claims", 'The "exp" claim is missing');
   if (exp <= nowSec - rules.toleranceSec) throw new AuthVerifyError("token_expired");
+  const iat = claims.iat as number;
+  if (nowSec - iat - rules.toleranceSec > rules.maxLifetimeSec) throw new AuthVerifyError("token_expired");
+  if (nowSec - iat < -rules.toleranceSec) throw claimError("iat");
+  if (!Number.isFinite(exp) || exp - iat > rules.maxLifetimeSec + rules.toleranceSec) throw claimError("exp");
   const sub = claims.sub;
   if (typeof sub !== "string" || sub.length === 0) {
     throw new AuthVerifyError("invalid_claims", 'The "sub" claim must be a non-empty string');
@@ -179,9 +194,36 @@ export function checkClaims(token: string, header: CheckedHeader, rules: ClaimRu
   return { claims: claims as JWTPayload, sub, exp };
 }
 
+/** `JWT`, `jwt` and `application/jwt` name one media type. */
+function normalizeTyp(value: string): string {
+  const lower = value.toLowerCase();
+  return value.includes("/") ? lower : `application/${lower}`;
+}
+
 /** A string `aud` must be accepted; an array `aud` must contain an accepted value. */
 function audienceMatches(aud: unknown, accepted: readonly string[]): boolean {
   if (typeof aud === "string") return accepted.includes(aud);
   if (Array.isArray(aud)) return accepted.some((value) => aud.includes(value));
   return false;
+}
+
+/**
+ * The whole cold path of the oracle: shape, header, key, signature, claims.
+ * @param keyFor - the key of a kid, or undefined for an unknown kid
+ * @throws AuthVerifyError with the code and message the product must give
+ */
+export function oracleVerify(
+  token: string,
+  keyFor: (kid: string) => KeyObject | undefined,
+  rules: ClaimRules,
+  nowMs: number,
+): CheckedClaims {
+  if (!COMPACT_JWS.test(token)) throw malformed();
+  const signature = token.length - token.lastIndexOf(".") - 1;
+  if (signature !== 86 || !/[AQgw]$/.test(token)) throw new AuthVerifyError("invalid_signature");
+  const header = checkProtectedHeader(token);
+  const key = keyFor(header.kid);
+  if (key === undefined) throw new AuthVerifyError("unknown_key");
+  checkSignature(token, header, key);
+  return checkClaims(token, header, rules, nowMs);
 }

@@ -1,0 +1,122 @@
+/**
+ * The cold path of the verifier: one compact JWT, not answered by the verified-token cache, checked
+ * by jose `jwtVerify` with a key imported by jose and resolved by `kid` from the remote key set.
+ * jose does every cryptographic and claim check; this module adds only what jose lacks: a cheap
+ * shape check before any decoding, the refusal of headers that name or carry keys, the `kid` rules,
+ * a bound on the lifetime `exp - iat`, and a non-empty string `sub`.
+ */
+import { type CompactJWSHeaderParameters, type CryptoKey, type JWTPayload, type JWTVerifyOptions, jwtVerify } from "jose";
+import { AuthVerifyError } from "./errors.js";
+import type { RemoteKeySet } from "./remote-key-set.js";
+
+/** The only accepted JWS algorithm. Not configurable. */
+export const ALLOWED_ALGORITHMS: readonly ["EdDSA"] = Object.freeze(["EdDSA"] as const);
+/** The `typ` header every token carries (apps/identity/src/services/tokens.ts signs `typ: "JWT"`). */
+export const TOKEN_TYPE = "JWT";
+/** Claims every token must carry. */
+export const REQUIRED_CLAIMS: readonly string[] = Object.freeze(["exp", "iat", "sub"]);
+/**
+ * Header parameters that would let a token choose or carry its own key, or change how it is
+ * processed. A token with any of them is refused as `malformed_token`; they are never used.
+ */
+export const FORBIDDEN_HEADERS: readonly string[] = Object.freeze(["jwk", "jku", "x5u", "x5c", "x5t", "x5t#S256", "b64", "crit"]);
+
+/** Three non-empty base64url segments, no padding. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+/** An Ed25519 signature is 64 bytes: 86 base64url characters whose last one carries 2 bits. */
+const ED25519_SIGNATURE_CHARS = 86;
+const CANONICAL_LAST_SIGNATURE_CHAR = /[AQgw]$/;
+
+/** What the claim checks are configured with. */
+export interface JwtCheckOptions {
+  /** Where keys are resolved by `kid`. */
+  readonly keySet: RemoteKeySet;
+  /** Accepted `iss` value(s); unchecked when undefined. */
+  readonly issuer: string | string[] | undefined;
+  /** Accepted `aud` value(s), one of which the token must carry; unchecked when undefined. */
+  readonly audience: string | string[] | undefined;
+  /** Clock tolerance for `exp`, `nbf`, `iat` and the lifetime, in seconds. */
+  readonly toleranceSec: number;
+  /** Longest accepted `exp - iat` and `now - iat`, in seconds. */
+  readonly maxLifetimeSec: number;
+}
+
+/** A token jose verified, with the claims the verifier relies on. */
+export interface CheckedJwt {
+  readonly claims: JWTPayload;
+  readonly sub: string;
+  readonly exp: number;
+  readonly kid: string;
+}
+
+/**
+ * Cheap structural checks before any decoding: exactly three base64url segments and an
+ * Ed25519-sized, canonically encoded signature. Refuses junk without touching the key set or jose.
+ * @throws AuthVerifyError `malformed_token`, `invalid_signature`
+ */
+export function checkCompactShape(token: string): void {
+  if (!COMPACT_JWS.test(token)) throw new AuthVerifyError("malformed_token");
+  const signature = token.length - token.lastIndexOf(".") - 1;
+  if (signature !== ED25519_SIGNATURE_CHARS || !CANONICAL_LAST_SIGNATURE_CHAR.test(token)) {
+    throw new AuthVerifyError("invalid_signature");
+  }
+}
+
+const claimError = (name: string): AuthVerifyError =>
+  new AuthVerifyError("invalid_claims", `The "${name}" claim is missing or not acceptable`);
+
+/**
+ * The check of one token whose shape passed {@link checkCompactShape}. jose parses the protected
+ * header, refuses `crit` it does not understand and any `alg` but EdDSA, then asks the key resolver
+ * below (forbidden headers, `kid`, key set); it verifies the signature, parses the claims and checks
+ * `typ`, the presence of `iss`/`aud`/`iat`/`sub`/`exp`, the values of `iss` and `aud`, `nbf` and `exp`
+ * with the tolerance, and `iat` (`maxTokenAge`: not in the future beyond the tolerance, not older
+ * than the longest lifetime). Then: `exp` finite and `exp - iat` within the longest lifetime (plus
+ * the tolerance), and a non-empty string `sub`.
+ * @returns a function that rejects with jose's errors or an AuthVerifyError (see errors.ts).
+ */
+export function createJwtCheck(options: JwtCheckOptions): (token: string, nowMs: number) => Promise<CheckedJwt> {
+  const { keySet, toleranceSec, maxLifetimeSec } = options;
+  const base: JWTVerifyOptions = {
+    algorithms: [...ALLOWED_ALGORITHMS],
+    typ: TOKEN_TYPE,
+    requiredClaims: [...REQUIRED_CLAIMS],
+    clockTolerance: toleranceSec,
+    maxTokenAge: maxLifetimeSec,
+    ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
+    ...(options.audience === undefined ? {} : { audience: options.audience }),
+  };
+
+  /** jose calls this after the header passed its own checks; a thrown error ends verification. */
+  const resolveKey = (header: CompactJWSHeaderParameters): CryptoKey | Promise<CryptoKey> => {
+    for (const name of FORBIDDEN_HEADERS) {
+      if (Object.hasOwn(header, name)) {
+        throw new AuthVerifyError("malformed_token", `The token header parameter "${name}" is not accepted`);
+      }
+    }
+    const kid: unknown = header.kid;
+    if (kid === undefined) throw new AuthVerifyError("unknown_key", "The token names no key id");
+    if (typeof kid !== "string" || kid.length === 0) {
+      throw new AuthVerifyError("malformed_token", "The token key id is not a non-empty string");
+    }
+    return keySet.peekKey(kid) ?? keySet.getKey(kid);
+  };
+
+  const afterJose = ({ payload, protectedHeader }: { payload: JWTPayload; protectedHeader: CompactJWSHeaderParameters }): CheckedJwt => {
+    // jose has checked that both are present numbers, `iat` not in the future: a non-finite or
+    // far-off `exp` is what remains (JSON `1e999` parses to Infinity).
+    const exp = payload.exp as number;
+    const iat = payload.iat as number;
+    if (!Number.isFinite(exp) || exp - iat > maxLifetimeSec + toleranceSec) throw claimError("exp");
+    const sub = payload.sub;
+    if (typeof sub !== "string" || sub.length === 0) {
+      throw new AuthVerifyError("invalid_claims", 'The "sub" claim must be a non-empty string');
+    }
+    return { claims: payload, sub, exp, kid: protectedHeader.kid as string };
+  };
+
+  return (token, nowMs) => {
+    checkCompactShape(token);
+    return jwtVerify(token, resolveKey, { ...base, currentDate: new Date(nowMs) }).then(afterJose);
+  };
+}
