@@ -59,7 +59,7 @@ export async function serviceDatabaseUrls(database: StackDatabase, passwords: Se
 
 /** `launchStack`'s `envFor`: identity processes get identity's DATABASE_URL, API processes the API's. */
 export function databaseEnvFor(urls: ServiceUrls): (name: string) => Record<string, string> {
-  return (name) => {
+  return (name): Record<string, string> => {
     if (name.startsWith("identity")) return { DATABASE_URL: urls.identity };
     if (name.startsWith("api")) return { DATABASE_URL: urls.api };
     return {};
