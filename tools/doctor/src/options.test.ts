@@ -27,6 +27,15 @@ describe("parseArgs", () => {
     });
   });
 
+  it("follows pnpm start's PORT and WEB_PORT for its defaults", () => {
+    expect(parseArgs([], { PORT: "3300", WEB_PORT: "5373" }, "/nowhere")).toMatchObject({
+      options: { baseUrl: "http://localhost:3300", origin: "http://localhost:5373" },
+    });
+    expect(parseArgs([], { WEB_PORT: "off" }, "/nowhere")).toMatchObject({
+      options: { baseUrl: DEFAULT_BASE_URL, origin: DEFAULT_ORIGIN },
+    });
+  });
+
   it("takes a deployed base URL, an origin (reduced to its origin) and credentials", () => {
     const parsed = parseArgs(
       ["--", "--base-url", "https://api.example.com/", "--origin", "https://app.example.com/x", "--email", "a@b.c", "--password", "pw"],

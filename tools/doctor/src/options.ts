@@ -11,8 +11,8 @@ export const USAGE = `usage: pnpm diagnose [--base-url URL] [--origin ORIGIN] [-
 
 Runs the contract's diagnostics against a running service and prints PASS/FAIL/SKIP per check
 with the fix; exits 1 when a check fails.
-  --base-url   the service's base URL (default ${DEFAULT_BASE_URL})
-  --origin     the web app's origin for the CORS checks (default ${DEFAULT_ORIGIN})
+  --base-url   the service's base URL (default ${DEFAULT_BASE_URL}, or the port in PORT)
+  --origin     the web app's origin for the CORS checks (default ${DEFAULT_ORIGIN}, or WEB_PORT)
   --email, --password
                an existing user for the sign-in round trip (default: sign up a throwaway
                doctor+<random>@example.invalid user, deleted afterwards when the database is
@@ -29,16 +29,21 @@ const url = (name: string) =>
     .refine((v) => /^https?:/.test(v), `${name} must be an absolute http(s) URL`)
     .transform((v) => v.replace(/\/+$/, ""));
 
-const schema = z
-  .object({
-    baseUrl: url("--base-url").default(DEFAULT_BASE_URL),
-    origin: url("--origin")
-      .transform((v) => new URL(v).origin)
-      .default(DEFAULT_ORIGIN),
-    email: z.string().min(1).optional(),
-    password: z.string().min(1).optional(),
-  })
-  .refine((o) => (o.email === undefined) === (o.password === undefined), "--email and --password go together");
+/** The command line's schema; the defaults follow `pnpm start`'s PORT and WEB_PORT. */
+function schemaFor(env: NodeJS.ProcessEnv) {
+  const baseUrl = env.PORT ? `http://localhost:${env.PORT}` : DEFAULT_BASE_URL;
+  const origin = env.WEB_PORT && env.WEB_PORT !== "off" ? `http://localhost:${env.WEB_PORT}` : DEFAULT_ORIGIN;
+  return z
+    .object({
+      baseUrl: url("--base-url").default(baseUrl),
+      origin: url("--origin")
+        .transform((v) => new URL(v).origin)
+        .default(origin),
+      email: z.string().min(1).optional(),
+      password: z.string().min(1).optional(),
+    })
+    .refine((o) => (o.email === undefined) === (o.password === undefined), "--email and --password go together");
+}
 
 /** Parsed command line: options to run with, or help / a usage error. */
 export type ParsedArgs = { kind: "run"; options: DoctorOptions; notes: string[] } | { kind: "help" } | { kind: "error"; message: string };
@@ -71,7 +76,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, root: string):
   }
   if (values.help) return { kind: "help" };
   const str = (v: string | boolean | undefined) => (typeof v === "string" ? v : undefined);
-  const parsed = schema.safeParse({
+  const parsed = schemaFor(env).safeParse({
     baseUrl: str(values["base-url"]),
     origin: str(values.origin),
     email: str(values.email),
