@@ -20,15 +20,87 @@ export const PASSWORD_MAX_LENGTH = 128;
 /** Shortest password accepted. */
 export const PASSWORD_MIN_LENGTH = 8;
 
+/** Characters that render as nothing: format controls (zero-width, bidi), default-ignorables, controls. */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}]/u;
 /**
- * An email address, trimmed, Unicode-normalised (NFC) and lower-cased, so case and composition
- * variants of one address name one account.
+ * Scripts whose letters are told apart in a local part; letters of Han, Hiragana, Katakana and
+ * Hangul form one group (Japanese and Korean addresses mix them). A letter of a script not listed
+ * is its own group, so it cannot mix with a listed one either.
+ */
+const SCRIPT_GROUPS: [string, RegExp][] = [
+  ["Latin", /\p{Script=Latin}/u],
+  ["Cyrillic", /\p{Script=Cyrillic}/u],
+  ["Greek", /\p{Script=Greek}/u],
+  ["Armenian", /\p{Script=Armenian}/u],
+  ["Georgian", /\p{Script=Georgian}/u],
+  ["Hebrew", /\p{Script=Hebrew}/u],
+  ["Arabic", /\p{Script=Arabic}/u],
+  ["Cherokee", /\p{Script=Cherokee}/u],
+  ["CJK", /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]/u],
+];
+
+/** The script groups of the letters in `text` (digits, punctuation and combining marks have none). */
+function scriptsOf(text: string): Set<string> {
+  const scripts = new Set<string>();
+  for (const char of text) {
+    if (!/\p{L}/u.test(char)) continue;
+    scripts.add(SCRIPT_GROUPS.find(([, re]) => re.test(char))?.[0] ?? `other:${char}`);
+  }
+  return scripts;
+}
+
+/**
+ * WHATWG URL, a global in every runtime the contracts run in (Node, browsers); reached through
+ * `globalThis` because this package's build declares no environment types (only zod is imported).
+ */
+const WhatwgUrl = (globalThis as unknown as { URL: new (input: string) => { hostname: string } }).URL;
+
+/** The domain in IDNA ASCII form (WHATWG URL host parsing, as node's `url.domainToASCII`), or undefined. */
+function domainToAscii(domain: string): string | undefined {
+  if (!domain || /[\s/\\?#@:%[\]]/u.test(domain)) return undefined;
+  try {
+    return new WhatwgUrl(`http://${domain}`).hostname || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Normalises an address so look-alikes name one account or are refused: NFKC (full-width and
+ * compatibility letters fold to their plain form) and lower case, the domain converted to IDNA
+ * ASCII; invisible characters and local parts mixing scripts (a Cyrillic "а" among Latin letters)
+ * are refused.
+ */
+function normaliseEmail(raw: string, ctx: z.RefinementCtx): string {
+  if (INVISIBLE.test(raw)) {
+    ctx.addIssue({ code: "custom", message: "email contains invisible characters" });
+    return z.NEVER;
+  }
+  const folded = raw.normalize("NFKC").toLowerCase();
+  const at = folded.lastIndexOf("@");
+  const local = folded.slice(0, at);
+  if (at < 1 || INVISIBLE.test(folded)) return folded; // the email check below refuses it
+  if (scriptsOf(local).size > 1) {
+    ctx.addIssue({ code: "custom", message: "email mixes letters of different scripts (for example Latin and Cyrillic)" });
+    return z.NEVER;
+  }
+  const domain = domainToAscii(folded.slice(at + 1));
+  if (!domain) {
+    ctx.addIssue({ code: "custom", message: "email domain is not valid" });
+    return z.NEVER;
+  }
+  return `${local}@${domain}`;
+}
+
+/**
+ * An email address, trimmed and normalised ({@link normaliseEmail}), so case, composition,
+ * width and IDNA variants of one address name one account.
  */
 export const emailSchema = cleanString("email")
   .trim()
   .max(254, "email is too long")
-  .transform((s) => s.normalize("NFC").toLowerCase())
-  .pipe(z.email({ pattern: z.regexes.unicodeEmail, error: "email is not a valid address" }));
+  .transform(normaliseEmail)
+  .pipe(z.email({ pattern: z.regexes.unicodeEmail, error: "email is not a valid address" }).max(254, "email is too long"));
 
 /** A password within the accepted length. */
 export const passwordSchema = cleanString("password")
