@@ -143,7 +143,14 @@ export function createApp(deps: ApiDeps): ApiApp {
   });
   const expiry = deps.expiry ?? createExpiryScheduler(deps.now ? { now: deps.now } : {});
   const sse = new SseHub({ heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseMaxBufferedBytes, expiry });
-  const ws = new WsHub({ bus, tasks, logger, maxBufferedBytes: config.wsMaxBufferedBytes, expiry });
+  const ws = new WsHub({
+    bus,
+    tasks,
+    logger,
+    maxBufferedBytes: config.wsMaxBufferedBytes,
+    maxResumeEvents: config.sseMaxResumeEvents,
+    expiry,
+  });
   const uploadLimits = { maxFileBytes: config.uploadMaxBytes, allowedTypes: config.uploadAllowedTypes };
 
   const app = express();
@@ -161,7 +168,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   const registry = new RouteRegistry();
   const api = new ApiRoutes(Router(), registry, authenticate);
   meRoutes(api);
-  taskRoutes(api, { tasks, bus, sse, store, authenticate, upload: uploadLimits });
+  taskRoutes(api, { tasks, bus, sse, store, authenticate, upload: uploadLimits, maxResumeEvents: config.sseMaxResumeEvents, logger });
   projectRoutes(api, new ProjectsService(prisma));
   agentRoutes(api, new AgentsService(prisma));
   chatRoutes(api, new ChatsService(prisma));

@@ -77,6 +77,11 @@ const schema = z
     MCP_ALLOW_PRIVATE_URLS: bool.default("false"),
     SSE_HEARTBEAT_MS: z.coerce.number().int().min(10).default(15_000),
     SSE_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1).default(MIB),
+    SSE_MAX_RESUME_EVENTS: z.coerce.number().int().min(1).default(500),
+    MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).default(20),
+    MAX_SOCKETS_PER_USER: z.coerce.number().int().min(1).default(20),
+    MAX_GENERATIONS_PER_USER: z.coerce.number().int().min(1).default(3),
+    REDIS_URL: z.url({ error: "REDIS_URL must be a redis:// or rediss:// URL" }).optional(),
     WS_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1).default(MIB),
     EVENT_BUS_HEARTBEAT_MS: z.coerce.number().int().min(10).default(30_000),
     EVENT_BUS_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(10).default(5_000),
@@ -143,6 +148,12 @@ export interface ApiConfig {
   sseHeartbeatMs: number;
   /** Unsent bytes an SSE response may hold before the stream is ended (slow reader). */
   sseMaxBufferedBytes: number;
+  /** Most stored events a resume replays; deeper, the stream sends `resync` and continues live. */
+  sseMaxResumeEvents: number;
+  /** Concurrent SSE task streams, WebSockets and generations one user may hold (429 beyond). */
+  userCaps: { streams: number; sockets: number; generations: number };
+  /** Redis holding the per-user counts across instances (in process when unset). */
+  redisUrl: string | undefined;
   /** Unsent bytes a WebSocket may hold before it is closed with 1013 (slow reader). */
   wsMaxBufferedBytes: number;
   /** Liveness probe of the LISTEN connection: interval and how long the `SELECT 1` may take. */
@@ -191,6 +202,9 @@ export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): A
     mcpAllowPrivateUrls: env.MCP_ALLOW_PRIVATE_URLS === "true",
     sseHeartbeatMs: env.SSE_HEARTBEAT_MS,
     sseMaxBufferedBytes: env.SSE_MAX_BUFFERED_BYTES,
+    sseMaxResumeEvents: env.SSE_MAX_RESUME_EVENTS,
+    userCaps: { streams: env.MAX_STREAMS_PER_USER, sockets: env.MAX_SOCKETS_PER_USER, generations: env.MAX_GENERATIONS_PER_USER },
+    redisUrl: env.REDIS_URL,
     wsMaxBufferedBytes: env.WS_MAX_BUFFERED_BYTES,
     eventBusHeartbeatMs: env.EVENT_BUS_HEARTBEAT_MS,
     eventBusHeartbeatTimeoutMs: env.EVENT_BUS_HEARTBEAT_TIMEOUT_MS,

@@ -170,17 +170,24 @@ export class EventBus {
     await tx.$executeRaw`SELECT pg_notify(${this.#opts.channel}, ${JSON.stringify(announcement)})`;
   }
 
-  /** Stored events of a task after `afterId`, oldest first (all of them, in pages). */
-  async backlog(taskId: string, afterId: bigint): Promise<TaskEventView[]> {
-    const out: TaskEventView[] = [];
-    let after = afterId;
-    for (;;) {
-      const rows = await this.#prisma.taskEvent.findMany({ where: { taskId, id: { gt: after } }, orderBy: { id: "asc" }, take: 500 });
-      out.push(...rows.map(eventView));
-      const last = rows.at(-1);
-      if (rows.length < 500 || !last) return out;
-      after = last.id;
-    }
+  /**
+   * One page of a task's stored events after `afterId`, oldest first (keyset by event id). Each page
+   * is one short query, so a long catch-up holds no pool connection between pages.
+   */
+  async backlog(taskId: string, afterId: bigint, limit: number): Promise<TaskEventView[]> {
+    const rows = await this.#prisma.taskEvent.findMany({ where: { taskId, id: { gt: afterId } }, orderBy: { id: "asc" }, take: limit });
+    return rows.map(eventView);
+  }
+
+  /** True when more than `count` events of a task are stored after `afterId` (reads at most count + 1 ids). */
+  async backlogExceeds(taskId: string, afterId: bigint, count: number): Promise<boolean> {
+    const row = await this.#prisma.taskEvent.findFirst({
+      where: { taskId, id: { gt: afterId } },
+      orderBy: { id: "asc" },
+      skip: count,
+      select: { id: true },
+    });
+    return row !== null;
   }
 
   /** The newest stored event id of a task (0 when none): where a fresh subscription starts. */

@@ -1,7 +1,7 @@
 import type { TaskEventView } from "@app/contracts";
 import { describe, expect, it } from "vitest";
 import type { EventBus, TaskListener } from "./bus.js";
-import { openTaskFeed } from "./feed.js";
+import { BACKLOG_PAGE_SIZE, openTaskFeed } from "./feed.js";
 
 const event = (id: number): TaskEventView => ({
   id: String(id),
@@ -32,7 +32,9 @@ function fakeBus(stored: TaskEventView[], onSubscribed: (listener: TaskListener)
       return () => undefined;
     },
     latestId: () => read(() => BigInt(stored.at(-1)?.id ?? 0)),
-    backlog: (_taskId: string, after: bigint) => read(() => stored.filter((e) => BigInt(e.id ?? 0) > after)),
+    backlog: (_taskId: string, after: bigint, limit: number) => read(() => stored.filter((e) => BigInt(e.id ?? 0) > after).slice(0, limit)),
+    backlogExceeds: (_taskId: string, after: bigint, count: number) =>
+      read(() => stored.filter((e) => BigInt(e.id ?? 0) > after).length > count),
   };
   return { bus: bus as unknown as EventBus, release, listener: () => listener };
 }
@@ -72,6 +74,60 @@ describe("openTaskFeed", () => {
     await tick();
     expect(delivered).toEqual(["4"]);
     expect(feed.lastId()).toBe(4n);
+    feed.close();
+  });
+
+  it("replays a backlog longer than one page in order, each event once", async () => {
+    const stored = Array.from({ length: 3 * BACKLOG_PAGE_SIZE + 7 }, (_, i) => event(i + 1));
+    const fake = fakeBus(stored);
+    fake.release();
+    const delivered: string[] = [];
+    const feed = await openTaskFeed(fake.bus, {
+      taskId: "task",
+      userId: "u",
+      afterId: 0n,
+      deliver: (e) => void delivered.push(e.id ?? ""),
+    });
+    expect(delivered).toEqual(stored.map((e) => e.id));
+    feed.close();
+  });
+
+  it("skips a backlog deeper than maxResumeEvents with onResync at the newest id, then continues live", async () => {
+    const stored = Array.from({ length: 12 }, (_, i) => event(i + 1));
+    const fake = fakeBus(stored);
+    fake.release();
+    const delivered: string[] = [];
+    const resyncs: bigint[] = [];
+    const feed = await openTaskFeed(fake.bus, {
+      taskId: "task",
+      userId: "u",
+      afterId: 1n,
+      maxResumeEvents: 10,
+      onResync: (latest) => void resyncs.push(latest),
+      deliver: (e) => void delivered.push(e.id ?? ""),
+    });
+    expect(resyncs).toEqual([12n]);
+    expect(delivered).toEqual([]);
+    fake.listener()?.onEvent(event(12));
+    fake.listener()?.onEvent(event(13));
+    expect(delivered).toEqual(["13"]);
+    expect(feed.lastId()).toBe(13n);
+    feed.close();
+  });
+
+  it("replays a backlog of exactly maxResumeEvents", async () => {
+    const stored = Array.from({ length: 10 }, (_, i) => event(i + 1));
+    const fake = fakeBus(stored);
+    fake.release();
+    const delivered: string[] = [];
+    const feed = await openTaskFeed(fake.bus, {
+      taskId: "task",
+      userId: "u",
+      afterId: 0n,
+      maxResumeEvents: 10,
+      deliver: (e) => void delivered.push(e.id ?? ""),
+    });
+    expect(delivered).toHaveLength(10);
     feed.close();
   });
 });

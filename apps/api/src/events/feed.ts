@@ -8,22 +8,41 @@ export interface TaskFeed {
   close(): void;
 }
 
+/** Events read per backlog query: one short query per page, never the whole history at once. */
+export const BACKLOG_PAGE_SIZE = 50;
+
 /** Options of {@link openTaskFeed}. */
 export interface TaskFeedOptions {
   taskId: string;
   userId: string;
   /** Resume point: deliver stored events after this id first. Absent: only events from now on. */
   afterId?: bigint | undefined;
-  deliver(event: TaskEventView): void;
+  /**
+   * Delivers one event. A returned promise paces the catch-up: the next stored event is read and
+   * delivered only once it settles (the SSE stream resolves it when its socket buffer has room).
+   */
+  deliver(event: TaskEventView): void | Promise<void>;
+  /**
+   * Most stored events a catch-up replays. When more are stored after the resume point, none is
+   * replayed: `onResync` is called with the newest id and delivery continues live from there (the
+   * client refetches the task instead). Unset: no limit.
+   */
+  maxResumeEvents?: number | undefined;
+  onResync?(latestId: bigint): void | Promise<void>;
+  /** Called once the listener is in place, before the backlog is read (the SSE route starts its response here). */
+  onListening?(): void;
+  /** Aborting stops a catch-up in progress (the client left). */
+  signal?: AbortSignal | undefined;
   onError?(error: unknown): void;
 }
 
 /**
  * Subscribes to a task's events without gaps or duplicates: fix the starting point (the resume
  * point, or the newest stored id), listen (buffering), read the stored backlog after the starting
- * point, then flush what arrived meanwhile; afterwards deliver live events whose id is above the
- * last one sent. After the bus reconnects, the backlog since the last delivered id is read again
- * (catch-ups run one at a time, after the first). Shared by the SSE stream and the WebSocket.
+ * point page by page, then flush what arrived meanwhile; afterwards deliver live events whose id is
+ * above the last one sent. After the bus reconnects, the backlog since the last delivered id is
+ * read again (catch-ups run one at a time, after the first). A backlog deeper than
+ * `maxResumeEvents` is skipped with `onResync`. Shared by the SSE stream and the WebSocket.
  */
 export async function openTaskFeed(bus: EventBus, options: TaskFeedOptions): Promise<TaskFeed> {
   let last = -1n;
@@ -32,25 +51,39 @@ export async function openTaskFeed(bus: EventBus, options: TaskFeedOptions): Pro
   let catchingUp = 1;
   let chain: Promise<void> = Promise.resolve();
   const buffer: TaskEventView[] = [];
+  const stopped = () => closed || options.signal?.aborted === true;
 
-  const emit = (event: TaskEventView) => {
-    if (closed) return;
+  const emit = async (event: TaskEventView) => {
+    if (stopped()) return;
     if (event.id !== null) {
       const id = BigInt(event.id);
       if (id <= last) return;
       last = id;
     }
-    options.deliver(event);
+    await options.deliver(event);
   };
 
   const catchUp = async () => {
-    const events = await bus.backlog(options.taskId, last);
-    for (const e of events) emit(e);
+    const max = options.maxResumeEvents;
+    if (max !== undefined && (await bus.backlogExceeds(options.taskId, last, max))) {
+      const latest = await bus.latestId(options.taskId);
+      if (latest > last) last = latest;
+      if (!stopped()) await options.onResync?.(last);
+      return;
+    }
+    for (;;) {
+      if (stopped()) return;
+      const page = await bus.backlog(options.taskId, last, BACKLOG_PAGE_SIZE);
+      for (const e of page) await emit(e);
+      if (page.length < BACKLOG_PAGE_SIZE) return;
+    }
   };
 
-  const settled = () => {
+  // Ends a catch-up; the last one running flushes the live events buffered meanwhile (events
+  // buffered during the flush's own awaits are flushed too, so order is kept).
+  const settled = async () => {
+    if (catchingUp === 1) for (let e = buffer.shift(); e; e = buffer.shift()) await emit(e);
     catchingUp -= 1;
-    if (catchingUp === 0) for (const e of buffer.splice(0)) emit(e);
   };
 
   // The starting point is fixed before listening; everything stored after it is read once the
@@ -58,7 +91,10 @@ export async function openTaskFeed(bus: EventBus, options: TaskFeedOptions): Pro
   last = options.afterId ?? (await bus.latestId(options.taskId));
   const unsubscribe = await bus.subscribe(options.taskId, {
     userId: options.userId,
-    onEvent: (event) => (catchingUp > 0 ? buffer.push(event) : emit(event)),
+    onEvent: (event) => {
+      if (catchingUp > 0) buffer.push(event);
+      else void Promise.resolve(emit(event)).catch((error: unknown) => options.onError?.(error));
+    },
     onResync: () => {
       // Events may have been announced while the LISTEN connection was down: read what was stored
       // after the last delivered id, after any catch-up already running (one at a time, in order).
@@ -69,26 +105,23 @@ export async function openTaskFeed(bus: EventBus, options: TaskFeedOptions): Pro
         .finally(settled);
     },
   });
-  const first = catchUp();
-  chain = first.then(
-    () => undefined,
-    () => undefined,
-  );
-  try {
-    await first;
-  } catch (error) {
+  const close = () => {
     closed = true;
     unsubscribe();
+  };
+  options.signal?.addEventListener("abort", close, { once: true });
+  options.onListening?.();
+  const first = catchUp();
+  // Catch-ups run one at a time: one started by a bus reconnect waits for this one and its flush.
+  const opened = first.then(settled);
+  chain = opened.catch(() => undefined);
+  try {
+    await opened;
+  } catch (error) {
+    close();
     throw error;
   }
-  settled();
-  return {
-    lastId: () => last,
-    close: () => {
-      closed = true;
-      unsubscribe();
-    },
-  };
+  return { lastId: () => last, close };
 }
 
 /** Largest bigserial value. */

@@ -15,6 +15,12 @@ export type SseMessage = { id?: string | null | undefined; event: string } & ({ 
 export interface SseStream {
   readonly closed: boolean;
   send(message: SseMessage): void;
+  /**
+   * Sends once the socket buffer holds at most `maxBufferedBytes` (waiting for 'drain'), and never
+   * ends the stream for slowness: a catch-up is paced by its reader instead of piling up in memory.
+   * Resolves at once when the stream is closed (then nothing is sent).
+   */
+  sendPaced(message: SseMessage): Promise<void>;
   /** Ends the stream (optionally telling the client why with a final `shutdown` event). */
   close(reason?: string): void;
   onClose(listener: () => void): void;
@@ -61,7 +67,7 @@ export class SseHub {
 
   /** Starts an SSE response (an already closed stream when the client is gone). */
   open(res: Response, options: SseOpenOptions = {}): SseStream {
-    if (res.destroyed || res.writableEnded || res.socket?.destroyed === true) return closedStream();
+    if (res.destroyed || res.writableEnded || res.socket?.destroyed === true) return closedStream;
     res.status(200);
     res.setHeader("content-type", "text/event-stream; charset=utf-8");
     res.setHeader("cache-control", "no-cache, no-transform");
@@ -69,6 +75,8 @@ export class SseHub {
     res.setHeader("x-accel-buffering", "no");
     res.flushHeaders();
     const listeners: Array<() => void> = [];
+    // Paced sends waiting for room in the socket buffer; released on 'drain' or when the stream ends.
+    const waiting = new Set<() => void>();
     let closed = false;
     let cancelExpiry: CancelTimer | undefined;
     const finish = () => {
@@ -77,32 +85,65 @@ export class SseHub {
       clearInterval(heartbeat);
       cancelExpiry?.();
       this.#streams.delete(stream);
+      res.off("drain", wake);
+      wake();
       for (const l of listeners.splice(0)) l();
+    };
+    const wake = () => {
+      for (const resume of [...waiting]) resume();
+      waiting.clear();
+    };
+    res.on("drain", wake);
+    // Waits until the buffer is back under the budget. A reader that takes in nothing for the
+    // grace period is cut like any too slow reader (the client resumes from its Last-Event-ID).
+    const room = async (): Promise<void> => {
+      let since = Date.now();
+      let before = res.writableLength;
+      while (!closed && res.writableLength > this.#maxBuffered) {
+        await new Promise<void>((resolve) => {
+          waiting.add(resolve);
+          // 'drain' only follows a write the socket refused; a re-check covers a budget below its high-water mark.
+          setTimeout(resolve, 250).unref();
+        });
+        if (res.writableLength < before) since = Date.now();
+        before = res.writableLength;
+        if (Date.now() - since > SSE_SLOW_READER_GRACE_MS) cutSlow();
+      }
+    };
+    const frame = (message: SseMessage) => {
+      const id = message.id ? `id: ${message.id}\n` : "";
+      const data = "json" in message ? message.json : JSON.stringify(message.data);
+      return `${id}event: ${message.event}\ndata: ${data}\n\n`;
     };
     const end = () => {
       finish();
       res.end();
     };
-    const write = (text: string) => {
-      if (closed) return;
-      res.write(text);
-      if (res.writableLength <= this.#maxBuffered) return;
-      // A reader this slow would make the process buffer without bound: end the stream. Its
-      // events are durable, so the client resumes from its Last-Event-ID.
+    const cutSlow = () => {
       end();
       const cut = setTimeout(() => res.destroy(), SSE_SLOW_READER_GRACE_MS);
       cut.unref();
       res.once("close", () => clearTimeout(cut));
     };
-    const heartbeat = setInterval(() => write(": heartbeat\n\n"), this.#heartbeatMs);
+    const write = (text: string) => {
+      if (closed) return;
+      res.write(text);
+      // A reader this slow would make the process buffer without bound: end the stream. Its
+      // events are durable, so the client resumes from its Last-Event-ID.
+      if (res.writableLength > this.#maxBuffered) cutSlow();
+    };
+    // Unsent bytes already keep the connection busy (a paced catch-up may be waiting on them).
+    const heartbeat = setInterval(() => res.writableLength === 0 && write(": heartbeat\n\n"), this.#heartbeatMs);
     const stream: SseStream = {
       get closed() {
         return closed;
       },
       send(message) {
-        const id = message.id ? `id: ${message.id}\n` : "";
-        const data = "json" in message ? message.json : JSON.stringify(message.data);
-        write(`${id}event: ${message.event}\ndata: ${data}\n\n`);
+        write(frame(message));
+      },
+      async sendPaced(message) {
+        await room();
+        if (!closed) res.write(frame(message));
       },
       close(reason) {
         if (closed) return;
@@ -136,11 +177,10 @@ export class SseHub {
 }
 
 /** A stream whose client already left: sends nothing, and reports closed to every listener at once. */
-function closedStream(): SseStream {
-  return {
-    closed: true,
-    send: () => undefined,
-    close: () => undefined,
-    onClose: (listener) => listener(),
-  };
-}
+export const closedStream: SseStream = {
+  closed: true,
+  send: () => undefined,
+  sendPaced: async () => undefined,
+  close: () => undefined,
+  onClose: (listener) => listener(),
+};

@@ -32,6 +32,8 @@ export interface WsHubDeps {
   logger: Logger;
   pingMs?: number;
   maxBufferedBytes?: number;
+  /** Most stored events a `lastEventId` resume replays; deeper, an error `resync` tells the client to refetch. */
+  maxResumeEvents?: number;
   expiry?: ExpiryScheduler;
 }
 
@@ -184,11 +186,19 @@ export class WsHub {
     }
     if (gone()) return false;
     const early: TaskEventView[] = [];
+    let resync: WsServerMessage | undefined;
     let live = false;
     const feed = await openTaskFeed(this.deps.bus, {
       taskId,
       userId: s.auth.userId,
       afterId: parseEventId(msg.lastEventId),
+      maxResumeEvents: this.deps.maxResumeEvents,
+      onResync: () => {
+        const message = `more than ${this.deps.maxResumeEvents} events since lastEventId; refetch the task`;
+        const frame = { type: "error", code: "resync", message, taskId } as const;
+        if (live) s.send(frame);
+        else resync = frame;
+      },
       deliver: (event) => {
         if (!live) return void early.push(event);
         s.send(wsEventFrame(event));
@@ -201,6 +211,7 @@ export class WsHub {
     }
     slot.feed = feed;
     s.send({ type: "subscribed", taskId });
+    if (resync) s.send(resync);
     live = true;
     for (const event of early.splice(0)) {
       if (slot.released) break;

@@ -9,13 +9,14 @@ import {
   updateTaskBody,
 } from "@app/contracts";
 import { parseOrThrow } from "@app/http-kit";
+import type { Logger } from "pino";
 import type { Authenticate } from "../entry/authenticate.js";
 import { readJsonBody } from "../entry/body.js";
 import { requireAuth, streamAuth } from "../entry/stream-auth.js";
 import type { EventBus } from "../events/bus.js";
 import { eventJson } from "../events/event-json.js";
 import { openTaskFeed, parseEventId } from "../events/feed.js";
-import type { SseHub, SseStream } from "../events/sse.js";
+import { closedStream, type SseHub, type SseStream } from "../events/sse.js";
 import { tokenExpiry } from "../lib/expiry.js";
 import { isMultipart, receiveMultipart } from "../lib/multipart.js";
 import { pageResponse } from "../lib/pagination.js";
@@ -36,6 +37,9 @@ export interface TaskRouteDeps {
   store: FileStore;
   authenticate: Authenticate;
   upload: { maxFileBytes: number; allowedTypes: readonly string[] };
+  /** Most stored events a resume replays before answering `resync` instead. */
+  maxResumeEvents: number;
+  logger?: Logger;
 }
 
 /**
@@ -107,7 +111,7 @@ export function taskRoutes(api: ApiRoutes, deps: TaskRouteDeps): void {
       path: "/api/tasks/:id/stream",
       tag: "tasks",
       summary:
-        "SSE stream of the task's events (message.created, task.updated, task.deleted) with `id:` lines, heartbeat comments every 15 s, and resume with Last-Event-ID (or ?lastEventId=).",
+        "SSE stream of the task's events (message.created, task.updated, task.deleted) with `id:` lines, heartbeat comments every 15 s, and resume with Last-Event-ID (or ?lastEventId=). A resume point more than SSE_MAX_RESUME_EVENTS (500) events back gets `event: resync` instead of the backlog: refetch the task, then continue live.",
       auth: "bearer",
       params: idParams,
       status: 200,
@@ -120,19 +124,53 @@ export function taskRoutes(api: ApiRoutes, deps: TaskRouteDeps): void {
       if (!(await tasks.owns(userId, id))) throw notFound("task");
       const header = req.headers["last-event-id"];
       const afterId = parseEventId(typeof header === "string" ? header : undefined) ?? parseEventId(req.query.lastEventId);
-      let stream: SseStream | undefined;
-      const early: TaskEventView[] = [];
-      const send = (event: TaskEventView) => {
-        if (!stream) return void early.push(event);
-        stream.send({ id: event.id, event: event.type, json: eventJson(event) });
-        if (event.type === "task.deleted") stream.close();
+      // The response starts once the listener is in place (a 200 means subscribed); a failure
+      // before that, such as "event delivery unavailable", is still a JSON error.
+      let stream: SseStream = closedStream;
+      const left = new AbortController();
+      // The backlog is paced by the reader (sendPaced) page by page; once live, events are sent
+      // as they come and a reader that falls behind is cut (events/sse.ts).
+      let live = false;
+      const toClient = (event: TaskEventView) => ({ id: event.id, event: event.type, json: eventJson(event) });
+      const deliver = (event: TaskEventView): void | Promise<void> => {
+        if (event.type === "task.deleted") {
+          stream.send(toClient(event));
+          return stream.close();
+        }
+        if (live) return stream.send(toClient(event));
+        return stream.sendPaced(toClient(event));
       };
-      // Subscribe before the stream starts, so "event delivery unavailable" is still a JSON 503.
-      const feed = await openTaskFeed(bus, { taskId: id, userId, afterId, deliver: send });
-      // A client that left meanwhile gets an already closed stream, which closes the feed at once.
-      stream = sse.open(res, { expiresAt: tokenExpiry(claims) });
-      stream.onClose(() => feed.close());
-      for (const event of early.splice(0)) send(event);
+      const feed = await openTaskFeed(bus, {
+        taskId: id,
+        userId,
+        afterId,
+        deliver,
+        maxResumeEvents: deps.maxResumeEvents,
+        // Too far behind to replay: the client refetches the task and its messages, and resumes
+        // from the newest id (the `id:` line moves the browser's Last-Event-ID there).
+        onResync: (latest) =>
+          stream.sendPaced({
+            id: latest > 0n ? latest.toString() : undefined,
+            event: "resync",
+            data: {
+              reason: `more than ${deps.maxResumeEvents} events since the resume point; refetch the task`,
+              lastEventId: latest.toString(),
+            },
+          }),
+        onListening: () => {
+          stream = sse.open(res, { expiresAt: tokenExpiry(claims) });
+          stream.onClose(() => left.abort());
+        },
+        signal: left.signal,
+      }).catch((error: unknown) => {
+        if (!res.headersSent) throw error;
+        // Headers are sent: the stream just ends, and the client resumes from its Last-Event-ID.
+        deps.logger?.warn({ err: (error as Error).message }, "task stream catch-up failed");
+        stream.close();
+        return undefined;
+      });
+      live = true;
+      if (feed) stream.onClose(() => feed.close());
     },
   );
 }
