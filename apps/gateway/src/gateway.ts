@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { AUTH_BASE_PATH, fail } from "@app/contracts";
-import { redactUrl } from "@app/http-kit";
+import { EDGE_LIMITS, isRefusedConnection, limitConnections, redactUrl, type ServerLimits, serverOptions } from "@app/http-kit";
 import { createProxyMiddleware, type RequestHandler } from "http-proxy-middleware";
 import type { Logger } from "pino";
 
@@ -10,6 +10,8 @@ export interface GatewayOptions {
   identity: readonly string[];
   api: readonly string[];
   logger: Logger;
+  /** Connection caps and timeouts (default {@link EDGE_LIMITS}); docs/edge-limits.md. */
+  limits?: ServerLimits;
 }
 
 function roundRobin(targets: readonly string[]): () => string {
@@ -87,7 +89,11 @@ export function createGateway(options: GatewayOptions): Server {
 
   // Request heads up to 128 KiB (Node's default is 16 KiB), as the API accepts: an oversized token
   // then reaches the API's verifier and gets its 401 envelope instead of a bare 431 here.
-  const server = http.createServer({ maxHeaderSize: 128 * 1024 }, (req, res) => {
+  // Short head and request timeouts and per-address and total connection caps: this is the edge,
+  // where half-sent requests from one address must not hold every file descriptor.
+  const limits = options.limits ?? EDGE_LIMITS;
+  const server = http.createServer({ maxHeaderSize: 128 * 1024, ...serverOptions(limits) }, (req, res) => {
+    if (isRefusedConnection(req.socket)) return; // already answered 503 and closing
     const url = req.url ?? "/";
     if (url === "/healthz" || url.startsWith("/healthz?")) {
       // `instance`: the launcher's per-launch nonce (tools/stack/src/processes.ts), when it set one.
@@ -120,6 +126,7 @@ export function createGateway(options: GatewayOptions): Server {
   });
   server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on("error", () => socket.destroy());
+    if (isRefusedConnection(socket)) return;
     const url = req.url ?? "/";
     if (isAmbiguousPath(url) || !isApiPath(url)) {
       socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
@@ -129,5 +136,6 @@ export function createGateway(options: GatewayOptions): Server {
     const route = isAuthPath(url) ? identity : api;
     route.upgrade?.(req, socket, head);
   });
+  limitConnections(server, limits, logger);
   return server;
 }

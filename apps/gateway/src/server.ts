@@ -1,5 +1,6 @@
-import { commaList, createLogger, loadConfig, portSchema } from "@app/http-kit";
+import { commaList, createLogger, EDGE_LIMITS, loadConfig, loadServerLimits, portSchema } from "@app/http-kit";
 import { z } from "zod";
+import { politeDrain } from "./drain.js";
 import { createGateway } from "./gateway.js";
 
 const config = loadConfig(
@@ -9,21 +10,27 @@ const config = loadConfig(
     IDENTITY_UPSTREAMS: commaList.refine((l) => l.length > 0, "IDENTITY_UPSTREAMS needs at least one URL"),
     API_UPSTREAMS: commaList.refine((l) => l.length > 0, "API_UPSTREAMS needs at least one URL"),
     LOG_LEVEL: z.string().default("info"),
+    // Below the launcher's 10 s stop grace (tools/stack/src/processes.ts), so the drain ends first.
+    SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(8_000),
   }),
   process.env,
   "gateway",
 );
+const limits = loadServerLimits(process.env, EDGE_LIMITS, "gateway");
 const logger = createLogger({ name: "gateway", level: config.LOG_LEVEL });
-const server = createGateway({ identity: config.IDENTITY_UPSTREAMS, api: config.API_UPSTREAMS, logger });
+const server = createGateway({ identity: config.IDENTITY_UPSTREAMS, api: config.API_UPSTREAMS, logger, limits });
+const drain = politeDrain(server, logger);
 server.listen(config.PORT, config.HOST, () => logger.info({ port: config.PORT }, "listening"));
 
-const stop = () => {
-  server.close(() => process.exit(0));
-  server.closeIdleConnections();
-  setTimeout(() => {
-    server.closeAllConnections();
-    process.exit(0);
-  }, 5_000).unref();
-};
-process.once("SIGTERM", stop);
-process.once("SIGINT", stop);
+let stopping = false;
+async function stop(signal: NodeJS.Signals): Promise<void> {
+  if (stopping) process.exit(1);
+  stopping = true;
+  logger.info({ signal, drainMs: config.SHUTDOWN_DRAIN_MS }, "shutting down; draining open connections");
+  const outcome = await drain.drain(config.SHUTDOWN_DRAIN_MS);
+  logger.info({ outcome }, "stopped");
+  logger.flush?.();
+  process.exit(0);
+}
+process.on("SIGTERM", (s) => void stop(s));
+process.on("SIGINT", (s) => void stop(s));

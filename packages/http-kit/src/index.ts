@@ -4,9 +4,19 @@ export { currentContext, type RequestContext, runWithContext, setContextUser } f
 export { type CorsPolicyOptions, corsPolicy } from "./cors.js";
 export { type ErrorHandlerOptions, errorHandler, notFoundHandler, toAppError } from "./error-handler.js";
 export { type JsonBodyOptions, jsonBody } from "./json-body.js";
-export { createLogger, type LoggerOptions, redactUrl, requestLogging } from "./logger.js";
+export { createLogger, type LogFormat, type LoggerOptions, logFormat, redactUrl, requestLogging } from "./logger.js";
 export { type SecurityHeadersOptions, securityHeaders } from "./security-headers.js";
-export { type ServeOptions, serve } from "./serve.js";
+export {
+  EDGE_LIMITS,
+  isRefusedConnection,
+  limitConnections,
+  loadServerLimits,
+  SERVICE_LIMITS,
+  type ServeOptions,
+  type ServerLimits,
+  serve,
+  serverOptions,
+} from "./serve.js";
 export {
   DEFAULT_BASE_URL,
   DEFAULT_JWKS_CACHE_MAX_AGE_MS,

@@ -1,0 +1,132 @@
+import http, { type Server } from "node:http";
+import net from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { limitConnections, loadServerLimits, SERVICE_LIMITS, type ServerLimits, serverOptions } from "./serve.js";
+
+const servers: Server[] = [];
+const sockets: net.Socket[] = [];
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+});
+
+/** A server with `limits` whose handler streams for `streamMs` on /stream and answers "ok" otherwise. */
+async function start(overrides: Partial<ServerLimits>): Promise<number> {
+  const limits = { ...SERVICE_LIMITS, ...overrides };
+  const server = http.createServer(serverOptions(limits), (req, res) => {
+    if (req.url === "/stream") {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      let n = 0;
+      const timer = setInterval(() => {
+        n += 1;
+        res.write(`data: ${n}\n\n`);
+        if (n === 6) {
+          clearInterval(timer);
+          res.end();
+        }
+      }, 200);
+      return;
+    }
+    req.resume();
+    req.on("end", () => res.end("ok"));
+  });
+  limitConnections(server, limits);
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return (server.address() as net.AddressInfo).port;
+}
+
+/** A connection that sends `data` and keeps the socket open; records what comes back and when it closes. */
+function open(port: number, data: string, localAddress = "127.0.0.1") {
+  const socket = net.connect({ port, host: "127.0.0.1", localAddress });
+  sockets.push(socket);
+  let received = "";
+  socket.on("data", (c: Buffer) => {
+    received += c.toString();
+  });
+  socket.on("error", () => undefined);
+  const connected = new Promise<void>((r) => socket.once("connect", () => r()));
+  const closed = new Promise<void>((r) => socket.once("close", () => r()));
+  socket.write(data);
+  return { socket, connected, closed, received: () => received };
+}
+
+const HALF = "GET / HTTP/1.1\r\nhost: x\r\nx-slow: ";
+const within = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), ms))]);
+
+describe("server limits", () => {
+  it("closes a connection whose request head does not arrive within the head timeout, with a 408", async () => {
+    const port = await start({ headersTimeoutMs: 300, requestTimeoutMs: 1_000 });
+    const half = open(port, HALF);
+    expect(await within(half.closed, 5_000)).toBe(true);
+    expect(half.received()).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it("does not cut a streamed response at the request timeout", async () => {
+    const port = await start({ headersTimeoutMs: 200, requestTimeoutMs: 400 });
+    const body = await new Promise<string>((resolve, reject) => {
+      http
+        .get({ port, host: "127.0.0.1", path: "/stream" }, (res) => {
+          let text = "";
+          res.on("data", (c: Buffer) => {
+            text += c.toString();
+          });
+          res.on("end", () => resolve(text));
+          res.on("error", reject);
+        })
+        .on("error", reject);
+    });
+    expect(body.match(/data: \d+/g)).toHaveLength(6); // 1.2 s of stream, past the 0.4 s request timeout
+  });
+
+  it("answers 408 to a body still arriving at the request timeout", async () => {
+    const port = await start({ headersTimeoutMs: 200, requestTimeoutMs: 400 });
+    const slow = open(port, "POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\nabc");
+    expect(await within(slow.closed, 5_000)).toBe(true);
+    expect(slow.received()).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it("refuses connections past the per-address cap with a 503 while other addresses are served", async () => {
+    const port = await start({ maxConnectionsPerIp: 3 });
+    const held = [open(port, HALF), open(port, HALF), open(port, HALF)];
+    await Promise.all(held.map((h) => h.connected));
+    const extra = open(port, HALF);
+    expect(await within(extra.closed, 5_000)).toBe(true);
+    expect(extra.received()).toMatch(/^HTTP\/1\.1 503 [\s\S]*connection: close[\s\S]*too many connections/);
+    const other = open(port, "GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n", "127.0.0.2");
+    await other.closed;
+    expect(other.received()).toMatch(/^HTTP\/1\.1 200 [\s\S]*ok$/);
+    // A held connection that closes frees its place.
+    held[0]?.socket.destroy();
+    await held[0]?.closed;
+    await new Promise((r) => setTimeout(r, 50));
+    const again = open(port, "GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    await again.closed;
+    expect(again.received()).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it("closes connections past the total cap as they arrive", async () => {
+    const port = await start({ maxConnections: 2 });
+    const held = [open(port, HALF, "127.0.0.3"), open(port, HALF, "127.0.0.4")];
+    await Promise.all(held.map((h) => h.connected));
+    await new Promise((r) => setTimeout(r, 50));
+    const extra = open(port, HALF, "127.0.0.5");
+    expect(await within(extra.closed, 5_000)).toBe(true);
+    expect(extra.received()).toBe("");
+  });
+});
+
+describe("loadServerLimits", () => {
+  it("reads the variables over the defaults", () => {
+    expect(loadServerLimits({ HEADERS_TIMEOUT_MS: "5000", MAX_CONNECTIONS_PER_IP: "10" }, SERVICE_LIMITS)).toEqual({
+      ...SERVICE_LIMITS,
+      headersTimeoutMs: 5_000,
+      maxConnectionsPerIp: 10,
+    });
+    expect(loadServerLimits({}, SERVICE_LIMITS)).toEqual(SERVICE_LIMITS);
+  });
+});
