@@ -44,6 +44,13 @@ export async function startE2eStack(env: Record<string, string> = {}): Promise<E
       authSecret: randomBytes(32).toString("base64url"),
       dataEncryptionKey: randomBytes(32).toString("base64url"),
       env: { LOG_LEVEL: "warn", UPLOAD_DIR: uploads, ...env },
+      // Each service as its own database role, as in production (docs/database-roles.md).
+      envFor: (name) =>
+        name.startsWith("identity")
+          ? { DATABASE_URL: database.identityUrl }
+          : name.startsWith("api")
+            ? { DATABASE_URL: database.apiUrl }
+            : {},
       web: { port: 0 },
       onLine: (name, line) => lines.push(`${name} ${line}`),
     });

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { freePort } from "@app/db/embedded";
+import { serviceUrlsOf } from "@app/db/testing";
 import { ENTRY, type ServiceProcess, startProcess, stopProcess, waitHealthy } from "@app/stack";
 
 /** One service process that can be stopped, restarted (same port) and inspected. */
@@ -123,6 +124,10 @@ export function rssOf(pid: number): number {
 
 /** Options of {@link startCluster}. */
 export interface ClusterOptions {
+  /**
+   * The database. For one made by `createTestDatabase`, identity and API connect as their own
+   * roles (docs/database-roles.md); any other URL is given to both services.
+   */
   databaseUrl: string;
   authSecret: string;
   dataEncryptionKey: string;
@@ -168,6 +173,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     BASE_URL: baseUrl,
     ...options.env,
   };
+  const roles = serviceUrlsOf(options.databaseUrl);
   const uploadDir = await mkdtemp(path.join(os.tmpdir(), "resilience-uploads-"));
   const identities: Service[] = [];
   const apis: Service[] = [];
@@ -179,7 +185,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   try {
     for (let i = 1; i <= (options.identities ?? 1); i += 1) {
       const name = `identity-${i}`;
-      const env = { ...shared, AUTH_SECRET: options.authSecret, ...options.envFor?.(name) };
+      const database: Record<string, string> = roles ? { DATABASE_URL: roles.identity } : {};
+      const env = { ...shared, ...database, AUTH_SECRET: options.authSecret, ...options.envFor?.(name) };
       identities.push(new Service({ name, entry: ENTRY.identity, port: await freePort(), env, onLine }));
     }
     // All identities at once (they race on an empty key set), then the APIs that point at them.
@@ -190,6 +197,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       if (!identity) throw new Error("an API needs an identity service");
       const env = {
         ...shared,
+        ...(roles ? { DATABASE_URL: roles.api } : {}),
         IDENTITY_URL: identity.url,
         DATA_ENCRYPTION_KEY: options.dataEncryptionKey,
         UPLOAD_DIR: uploadDir,
