@@ -49,6 +49,14 @@ const schema = z
       .int()
       .min(100)
       .default(15 * MINUTE),
+    RATE_LIMIT_ACCOUNT_DELAY_AFTER: z.coerce.number().int().min(0).default(5),
+    RATE_LIMIT_ACCOUNT_DELAY_MS: z.coerce.number().int().min(0).default(500),
+    RATE_LIMIT_ACCOUNT_DELAY_MAX_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(30_000, "RATE_LIMIT_ACCOUNT_DELAY_MAX_MS must be at most 30000 (a longer wait locks the owner out in practice)")
+      .default(4_000),
     MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).default(50),
     KEY_ROTATION_DAYS: z.coerce.number().min(0).default(0),
     HOUSEKEEPING_INTERVAL_MS: z.coerce
@@ -99,9 +107,16 @@ export interface RateLimitSettings {
   /** Requests per client IP per route and window. */
   ipMax: number;
   ipWindowMs: number;
-  /** Failed attempts per account (normalised email) per window; a success resets the count. */
+  /** Failed attempts per account (normalised email) from one client IP per window; a success resets the count. */
   accountMax: number;
   accountWindowMs: number;
+  /**
+   * Failed attempts on an account from any address within `accountWindowMs` before its attempts
+   * are slowed down: `delayMs`, doubling per further failure, at most `delayMaxMs`.
+   */
+  delayAfter: number;
+  delayMs: number;
+  delayMaxMs: number;
   /** Shared counters for every identity instance; in memory (per process) when absent. */
   redisUrl: string | undefined;
   /** Key prefix in Redis (default: derived from the database, so one deployment shares counters). */
@@ -148,6 +163,9 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
       ipWindowMs: env.RATE_LIMIT_IP_WINDOW_MS,
       accountMax: env.RATE_LIMIT_ACCOUNT_MAX,
       accountWindowMs: env.RATE_LIMIT_ACCOUNT_WINDOW_MS,
+      delayAfter: env.RATE_LIMIT_ACCOUNT_DELAY_AFTER,
+      delayMs: env.RATE_LIMIT_ACCOUNT_DELAY_MS,
+      delayMaxMs: env.RATE_LIMIT_ACCOUNT_DELAY_MAX_MS,
       redisUrl: env.REDIS_URL,
       redisPrefix: env.RATE_LIMIT_REDIS_PREFIX ?? defaultRedisPrefix(env.DATABASE_URL),
     },

@@ -12,7 +12,8 @@ const FIRST = "first-secret-first-secret-first-secret-1";
 const SECOND = "second-secret-second-secret-second-secr";
 
 let database: TestDatabase;
-let listener: Awaited<ReturnType<Db["pool"]["connect"]>>;
+const connectListener = (db: Db) => db.pool.connect();
+let listener: Awaited<ReturnType<typeof connectListener>>;
 let events: KeySetEvent[];
 const open: Kit[] = [];
 
@@ -21,7 +22,7 @@ beforeEach(async () => {
   const watcher = await identityKit({ database });
   open.push(watcher);
   events = [];
-  listener = await watcher.db.pool.connect();
+  listener = await connectListener(watcher.db);
   listener.on("notification", (message) => {
     if (message.channel === KEY_SET_CHANNEL) events.push(keySetEventSchema.parse(JSON.parse(message.payload ?? "")));
   });

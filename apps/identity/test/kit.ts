@@ -48,6 +48,7 @@ export async function identityKit(
     CORS_ORIGINS: ORIGIN,
     RATE_LIMIT_IP_MAX: "100000",
     RATE_LIMIT_ACCOUNT_MAX: "100000",
+    RATE_LIMIT_ACCOUNT_DELAY_AFTER: "100000",
     ...options.env,
   });
   const logs: string[] = [];

@@ -1,6 +1,7 @@
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RateLimitRedis } from "../src/middleware/rate-limit-stores.js";
+import { accountDelayMs } from "../src/middleware/rate-limits.js";
 import { frozenClock, identityKit, type Kit, signUp } from "./kit.js";
 
 const open: Kit[] = [];
@@ -74,29 +75,46 @@ describe("per-IP limits (in memory)", () => {
   });
 });
 
-describe("per-account limits (in memory)", () => {
-  it("counts only failures, resets on success, and lets the real user in once the window passed", async () => {
+describe("per (account, IP) limits and the account-wide delay (in memory)", () => {
+  it("locks the (account, IP) pair after N failures with Retry-After; the owner from another address signs in", async () => {
     const clock = frozenClock(Date.now());
     const k = await kit({ RATE_LIMIT_ACCOUNT_MAX: "3", RATE_LIMIT_ACCOUNT_WINDOW_MS: "900000" }, clock.now);
     const { body } = await signUp(k.app);
     const wrong = { email: body.email, password: "wrong password" };
-    for (let i = 0; i < 2; i += 1) expect((await signIn(k, wrong, ipOf(i))).status).toBe(401);
-    expect((await signIn(k, body, ipOf(50))).status).toBe(200); // success: the count starts again
-    for (let i = 0; i < 3; i += 1) expect((await signIn(k, wrong, ipOf(i))).status).toBe(401);
-    // Locked for this window, whatever the address, even with the right password...
-    expectLimited(await signIn(k, wrong, ipOf(99)));
-    const locked = await signIn(k, { email: body.email.toUpperCase(), password: body.password }, ipOf(100));
+    const attacker = "203.0.113.66";
+    for (let i = 0; i < 2; i += 1) expect((await signIn(k, wrong, attacker)).status).toBe(401);
+    expect((await signIn(k, body, attacker)).status).toBe(200); // success: the count starts again
+    for (let i = 0; i < 3; i += 1) expect((await signIn(k, wrong, attacker)).status).toBe(401);
+    // The pair is locked for this window, even with the right password...
+    const locked = await signIn(k, { email: body.email.toUpperCase(), password: body.password }, attacker);
     expectLimited(locked);
     expect(Number(locked.headers["retry-after"])).toBeLessThanOrEqual(900);
-    // ...other accounts are not affected...
+    // ...the same address may still try other accounts (up to the per-IP limit)...
     const other = await signUp(k.app);
-    expect((await signIn(k, other.body, ipOf(101))).status).toBe(200);
-    // ...and the lock ends with the window: never for ever.
+    expect((await signIn(k, other.body, attacker)).status).toBe(200);
+    // ...the owner is not locked out from another address...
+    expect((await signIn(k, body, "198.51.100.20")).status).toBe(200);
+    // ...and the pair's lock ends with the window: never for ever.
     clock.advance(900_000);
-    expect((await signIn(k, body, ipOf(102))).status).toBe(200);
+    expect((await signIn(k, body, attacker)).status).toBe(200);
   });
 
-  it("counts sign-up attempts on a taken email (enumeration), not successful sign-ups", async () => {
+  it("slows an account's attempts after DELAY_AFTER failures from any address, doubling up to the cap, before the password check", async () => {
+    const k = await kit({ RATE_LIMIT_ACCOUNT_DELAY_AFTER: "2", RATE_LIMIT_ACCOUNT_DELAY_MS: "10", RATE_LIMIT_ACCOUNT_DELAY_MAX_MS: "40" });
+    const { body } = await signUp(k.app);
+    const wrong = { email: body.email, password: "wrong password" };
+    for (let i = 0; i < 6; i += 1) expect((await signIn(k, wrong, ipOf(i))).status).toBe(401);
+    expect((await signIn(k, body, ipOf(99))).status).toBe(200);
+    const delays = k.logs.filter((l) => l.includes("delayed: recent failed attempts")).map((l) => JSON.parse(l).delayMs);
+    // Failures before each attempt: 2 → 10 ms, 3 → 20, 4 → 40, 5 → 40 (cap), then the owner's (6 → 40).
+    expect(delays).toEqual([10, 20, 40, 40, 40]);
+    // The owner's success reset the account: the next failure is not delayed.
+    expect((await signIn(k, wrong, ipOf(100))).status).toBe(401);
+    expect(k.logs.filter((l) => l.includes("delayed: recent failed attempts"))).toHaveLength(5);
+    expect(k.logs.join("\n")).not.toContain(body.email);
+  });
+
+  it("counts sign-up attempts on a taken email (enumeration) per address, not successful sign-ups", async () => {
     const k = await kit({ RATE_LIMIT_ACCOUNT_MAX: "2" });
     const { body } = await signUp(k.app);
     for (let i = 0; i < 2; i += 1) expect((await request(k.app).post("/api/auth/sign-up/email").send(body)).status).toBe(409);
@@ -104,20 +122,47 @@ describe("per-account limits (in memory)", () => {
   });
 });
 
-describe("credential stuffing: 1,000 attempts", () => {
-  it("lets at most the account quota reach the password check on one account from 1,000 addresses; the user gets back in", async () => {
-    const clock = frozenClock(Date.now());
-    const k = await kit({ RATE_LIMIT_ACCOUNT_MAX: "10", RATE_LIMIT_ACCOUNT_WINDOW_MS: "900000" }, clock.now);
+describe("accountDelayMs", () => {
+  it("is zero up to delayAfter, then doubles from delayMs up to delayMaxMs", () => {
+    const settings = { delayAfter: 5, delayMs: 500, delayMaxMs: 4_000 };
+    expect([0, 4, 5, 6, 7, 8, 9, 1_000].map((f) => accountDelayMs(f, settings))).toEqual([0, 0, 500, 1_000, 2_000, 4_000, 4_000, 4_000]);
+    expect(accountDelayMs(3, { delayAfter: 0, delayMs: 0, delayMaxMs: 4_000 })).toBe(0);
+  });
+});
+
+describe("targeted lockout: an attacker's 50 failures from one address", () => {
+  it("locks the attacker's address with 429 and Retry-After, while the owner signs in from another address", async () => {
+    const k = await kit({
+      RATE_LIMIT_ACCOUNT_MAX: "10",
+      RATE_LIMIT_ACCOUNT_DELAY_AFTER: "5",
+      RATE_LIMIT_ACCOUNT_DELAY_MS: "1",
+      RATE_LIMIT_ACCOUNT_DELAY_MAX_MS: "4",
+    });
     const { body } = await signUp(k.app);
-    const statuses = await flood(1_000, 50, (i) => signIn(k, { email: body.email, password: `guess-${i}` }, ipOf(i)));
+    const statuses = await flood(50, 10, (i) => signIn(k, { email: body.email, password: `guess-${i}` }, "203.0.113.99"));
     const counts = tally(statuses);
-    process.stdout.write(`stuffing one account from 1000 addresses: ${JSON.stringify(counts)}\n`);
+    process.stdout.write(`50 guesses on one account from one address: ${JSON.stringify(counts)}\n`);
     expect(counts[401]).toBe(10);
-    expect(counts[429]).toBe(990);
-    expect(statuses.filter((s) => s >= 500)).toEqual([]);
-    expectLimited(await signIn(k, body, ipOf(5_000)));
-    clock.advance(900_000);
-    expect((await signIn(k, body, ipOf(5_001))).status).toBe(200);
+    expect(counts[429]).toBe(40);
+    expectLimited(await signIn(k, body, "203.0.113.99"));
+    expect((await signIn(k, body, "198.51.100.77")).status).toBe(200);
+  });
+});
+
+describe("credential stuffing", () => {
+  it("one account from many addresses: never a lock for the owner, only a capped delay; no 5xx", async () => {
+    const k = await kit({
+      RATE_LIMIT_ACCOUNT_MAX: "10",
+      RATE_LIMIT_ACCOUNT_DELAY_AFTER: "5",
+      RATE_LIMIT_ACCOUNT_DELAY_MS: "1",
+      RATE_LIMIT_ACCOUNT_DELAY_MAX_MS: "4",
+    });
+    const { body } = await signUp(k.app);
+    const statuses = await flood(40, 10, (i) => signIn(k, { email: body.email, password: `guess-${i}` }, ipOf(i)));
+    expect(tally(statuses)).toEqual({ 401: 40 });
+    expect((await signIn(k, body, ipOf(5_000))).status).toBe(200);
+    const delays = k.logs.filter((l) => l.includes("delayed: recent failed attempts")).map((l) => JSON.parse(l).delayMs);
+    expect(Math.max(...delays)).toBe(4);
   });
 
   it("lets at most the address quota through from one address trying 1,000 accounts", async () => {

@@ -3,15 +3,19 @@ import { emailSchema } from "@app/contracts";
 import { AppError } from "@app/http-kit";
 import type { Request, RequestHandler } from "express";
 import { ipKeyGenerator, type RateLimitInfo, type RateLimitRequestHandler, rateLimit, type Store } from "express-rate-limit";
+import { slowDown } from "express-slow-down";
 import type { Logger } from "pino";
 import type { RateLimitSettings } from "../config.js";
 import { ClockedMemoryStore, connectRateLimitRedis, type RateLimitRedis, RecoveringRedisStore, throttled } from "./rate-limit-stores.js";
 
 /** The limiters of the two credential routes, and what closes their stores. */
 export interface RateLimits {
-  /** POST /api/auth/sign-in/email: per IP before the body is read, per account after. */
+  /**
+   * POST /api/auth/sign-in/email: per IP before the body is read; after it, per (account, IP)
+   * and the account-wide progressive delay.
+   */
   signIn: { perIp: RequestHandler; perAccount: RequestHandler[] };
-  /** POST /api/auth/sign-up/email: the same two limits. */
+  /** POST /api/auth/sign-up/email: the same limits. */
   signUp: { perIp: RequestHandler; perAccount: RequestHandler[] };
   /** Where the counters live. */
   readonly store: "redis" | "memory";
@@ -27,7 +31,18 @@ export interface RateLimitDeps {
   redis?: RateLimitRedis;
 }
 
-const ACCOUNT_INFO = "accountRateLimit";
+const PAIR_INFO = "accountIpRateLimit";
+const DELAY_INFO = "accountDelay";
+
+/**
+ * The delay before the password check of an account with `failures` recent failed attempts (from
+ * any address): none up to `delayAfter`, then `delayMs` doubling with each further failure, at most
+ * `delayMaxMs`.
+ */
+export function accountDelayMs(failures: number, settings: Pick<RateLimitSettings, "delayAfter" | "delayMs" | "delayMaxMs">): number {
+  if (failures < settings.delayAfter) return 0;
+  return Math.min(settings.delayMs * 2 ** (failures - settings.delayAfter), settings.delayMaxMs);
+}
 
 /** The normalised email of a credential body, or undefined when it has none (the route answers 400). */
 function emailOf(req: Request): string | undefined {
@@ -48,13 +63,15 @@ function retryAfterSeconds(info: RateLimitInfo | undefined, now: number, windowM
 }
 
 /**
- * Rate limits of sign-in and sign-up (express-rate-limit). Per client IP: every request counts.
- * Per account (the normalised email): only failures count (401 on sign-in, 409 on sign-up), a
- * successful sign-in resets the count, and the window expires, so a flood of wrong passwords
- * cannot lock the real user out for longer than one window. Over a limit: 429 `rate_limited` with
- * `Retry-After`, before any password hashing. Counters live in Redis when `redisUrl` is set (one
- * count for every identity instance) and in memory otherwise. A store that fails lets the request
- * through (fail open) and logs a throttled warning.
+ * Rate limits of sign-in and sign-up (express-rate-limit, express-slow-down). Hard limits, 429
+ * `rate_limited` with `Retry-After` before any password hashing: per client IP (every request
+ * counts) and per (account, IP) pair (failures count). The account alone is never locked, since
+ * anyone can fail on anyone's address: its failures from all addresses only slow its next
+ * attempts down ({@link accountDelayMs}, capped at a few seconds), so the owner signs in from a
+ * well-behaved client while an attacker's address is locked. Failures are 401 on sign-in and 409
+ * on sign-up; a success resets the account's counters, and every window expires. Counters live in
+ * Redis when `redisUrl` is set (one count for every identity instance) and in memory otherwise. A
+ * store that fails lets the request through (fail open) and logs a throttled warning.
  */
 export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDeps): RateLimits {
   const now = deps.now ?? Date.now;
@@ -99,30 +116,53 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     });
 
   const perAccount = (name: string, failureStatus: number): RequestHandler[] => {
-    const limiter = rateLimit({
-      ...common,
-      windowMs: settings.accountWindowMs,
-      limit: settings.accountMax,
-      store: storeFor(`account-${name}`),
-      requestPropertyName: ACCOUNT_INFO,
-      skip: (req) => req.method !== "POST" || emailOf(req) === undefined,
-      keyGenerator: (req) => accountKey(emailOf(req) ?? ""),
-      // Only failures count. A 2xx deletes the counter (below); any other answer (400, 429,
+    const failuresOnly = {
+      skip: (req: Request) => req.method !== "POST" || emailOf(req) === undefined,
+      // Only failures count. A 2xx deletes the counters (below); any other answer (400, 429,
       // 503...) gives its hit back.
       skipSuccessfulRequests: true,
-      requestWasSuccessful: (_req, res) => res.statusCode !== failureStatus && !isSuccess(res.statusCode),
-      handler: refuse("too many failed attempts for this account; try again later", settings.accountWindowMs, ACCOUNT_INFO),
+      requestWasSuccessful: (_req: Request, res: { statusCode: number }) => res.statusCode !== failureStatus && !isSuccess(res.statusCode),
+    };
+    const pair = rateLimit({
+      ...common,
+      ...failuresOnly,
+      windowMs: settings.accountWindowMs,
+      limit: settings.accountMax,
+      store: storeFor(`account-ip-${name}`),
+      requestPropertyName: PAIR_INFO,
+      keyGenerator: (req) => `${accountKey(emailOf(req) ?? "")}:${ipKeyGenerator(req.ip ?? "unknown")}`,
+      handler: refuse("too many failed attempts for this account from this address; try again later", settings.accountWindowMs, PAIR_INFO),
     });
+    const delay = slowDown({
+      ...common,
+      ...failuresOnly,
+      windowMs: settings.accountWindowMs,
+      store: storeFor(`account-${name}`),
+      requestPropertyName: DELAY_INFO,
+      keyGenerator: (req) => accountKey(emailOf(req) ?? ""),
+      // `used` counts this attempt too.
+      delayAfter: settings.delayAfter,
+      delayMs: (used) => accountDelayMs(used - 1, settings),
+      maxDelayMs: settings.delayMaxMs,
+    });
+    const infoOf = (req: Request, property: string) =>
+      (req as unknown as Record<string, (RateLimitInfo & { delay?: number }) | undefined>)[property];
     const resetOnSuccess: RequestHandler = (req, res, next) => {
-      const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[ACCOUNT_INFO];
-      if (info) {
-        res.once("finish", () => {
-          if (isSuccess(res.statusCode)) void Promise.resolve(limiter.resetKey(info.key)).catch(() => undefined);
-        });
-      }
+      const pairInfo = infoOf(req, PAIR_INFO);
+      const delayInfo = infoOf(req, DELAY_INFO);
+      if (delayInfo?.delay)
+        deps.logger.debug(
+          { delayMs: delayInfo.delay, failures: delayInfo.used - 1 },
+          `${name} delayed: recent failed attempts on this account`,
+        );
+      res.once("finish", () => {
+        if (!isSuccess(res.statusCode)) return;
+        if (pairInfo) void Promise.resolve(pair.resetKey(pairInfo.key)).catch(() => undefined);
+        if (delayInfo) void Promise.resolve(delay.resetKey(delayInfo.key)).catch(() => undefined);
+      });
       next();
     };
-    return [limiter, resetOnSuccess];
+    return [pair, delay, resetOnSuccess];
   };
 
   return {
