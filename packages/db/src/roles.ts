@@ -35,19 +35,19 @@ async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>
 }
 
 /**
- * Sets the passwords of both service roles (an admin connection; after the migrations created
- * the roles) and returns each service's URL on the admin URL's server and database. ALTER ROLE
- * takes no bind parameters, so each password goes in as an escaped literal.
+ * Sets a service role's password (an admin connection; after the migrations created the role).
+ * ALTER ROLE takes no bind parameters, so the password goes in as an escaped literal.
  */
-export async function setServiceRolePasswords(adminUrl: string, passwords: ServiceUrls): Promise<ServiceUrls> {
-  await withClient(adminUrl, async (client) => {
-    for (const [role, password] of [
-      [IDENTITY_ROLE, passwords.identity],
-      [API_ROLE, passwords.api],
-    ] as const) {
-      await client.query(`ALTER ROLE ${client.escapeIdentifier(role)} PASSWORD ${client.escapeLiteral(password)}`);
-    }
+export function setRolePassword(adminUrl: string, role: ServiceRole, password: string): Promise<void> {
+  return withClient(adminUrl, async (client) => {
+    await client.query(`ALTER ROLE ${client.escapeIdentifier(role)} PASSWORD ${client.escapeLiteral(password)}`);
   });
+}
+
+/** Sets both service roles' passwords and returns each service's URL on the admin URL's database. */
+export async function setServiceRolePasswords(adminUrl: string, passwords: ServiceUrls): Promise<ServiceUrls> {
+  await setRolePassword(adminUrl, IDENTITY_ROLE, passwords.identity);
+  await setRolePassword(adminUrl, API_ROLE, passwords.api);
   return { identity: urlAs(adminUrl, IDENTITY_ROLE, passwords.identity), api: urlAs(adminUrl, API_ROLE, passwords.api) };
 }
 
