@@ -4,7 +4,7 @@
 # api.Dockerfile is the same file with APP/PORT changed, plus an upload folder; keep the two
 # in step.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- build: the whole workspace with dev dependencies --------------------------------------
 FROM ${NODE_IMAGE} AS build

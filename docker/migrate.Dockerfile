@@ -6,7 +6,7 @@
 # The build stage matches identity.Dockerfile (see the comments there); only the package
 # differs: @app/db, whose dist/cli/migrate.js is the project's migration applier (it needs only `pg`).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 ENV PNPM_HOME=/pnpm \
