@@ -14,10 +14,12 @@ import { wsUpgradeHandler } from "./entry/ws-upgrade.js";
 import { EventBus } from "./events/bus.js";
 import { SseHub } from "./events/sse.js";
 import { WsHub } from "./events/ws-hub.js";
+import { connectCapsRedis } from "./lib/caps-redis.js";
 import { createExpiryScheduler, type ExpiryScheduler } from "./lib/expiry.js";
 import { nonceCookie } from "./lib/oauth-nonce-cookie.js";
 import { OutboundUrlPolicy, type ResolveAll } from "./lib/outbound-url.js";
 import { ApiRoutes, RouteRegistry } from "./lib/registry.js";
+import { UserCaps } from "./lib/user-caps.js";
 import { exposeHeaders } from "./middleware/expose-headers.js";
 import { adminRoutes } from "./routes/admin.js";
 import { generateRoutes } from "./routes/generate.js";
@@ -58,6 +60,8 @@ export interface ApiDeps {
   expiry?: ExpiryScheduler;
   /** Text provider to use instead of the configured one. */
   textProvider?: TextProvider;
+  /** Per-user caps to use instead of ones built from the config (tests). */
+  caps?: UserCaps;
 }
 
 /** The built app and its lifecycle. */
@@ -67,6 +71,8 @@ export interface ApiApp {
   bus: EventBus;
   sse: SseHub;
   ws: WsHub;
+  /** Per-user caps on concurrent streams, sockets and generations. */
+  caps: UserCaps;
   registry: RouteRegistry;
   /** Handles `GET /api/ws?token=` upgrades on an HTTP server. */
   attachWebSocket(server: Server): void;
@@ -151,6 +157,8 @@ export function createApp(deps: ApiDeps): ApiApp {
     maxResumeEvents: config.sseMaxResumeEvents,
     expiry,
   });
+  const capsRedis = deps.caps || !config.redisUrl ? undefined : connectCapsRedis(config.redisUrl, logger);
+  const caps = deps.caps ?? new UserCaps({ limits: config.userCaps, redis: capsRedis, logger });
   const uploadLimits = { maxFileBytes: config.uploadMaxBytes, allowedTypes: config.uploadAllowedTypes };
 
   const app = express();
@@ -168,13 +176,13 @@ export function createApp(deps: ApiDeps): ApiApp {
   const registry = new RouteRegistry();
   const api = new ApiRoutes(Router(), registry, authenticate);
   meRoutes(api);
-  taskRoutes(api, { tasks, bus, sse, store, authenticate, upload: uploadLimits, maxResumeEvents: config.sseMaxResumeEvents, logger });
+  taskRoutes(api, { tasks, bus, sse, store, authenticate, upload: uploadLimits, maxResumeEvents: config.sseMaxResumeEvents, logger, caps });
   projectRoutes(api, new ProjectsService(prisma));
   agentRoutes(api, new AgentsService(prisma));
   chatRoutes(api, new ChatsService(prisma));
   mcpServerRoutes(api, mcpServers);
   uploadRoutes(api, { uploads: new UploadsService(prisma, store), authenticate, limits: uploadLimits });
-  generateRoutes(api, { provider: deps.textProvider ?? textProviderFrom(config, deps.fetch), sse, authenticate, logger });
+  generateRoutes(api, { provider: deps.textProvider ?? textProviderFrom(config, deps.fetch), sse, authenticate, logger, caps });
   const cookieAuth = cookieSession({ getSessionUrl: config.getSessionUrl, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
   mcpOAuthRoutes(api, { oauth, cookieAuth, returnUrl: config.mcpReturnUrl, nonceCookie: nonceCookie(config.baseUrl) });
   adminRoutes(api, { roles, authenticate });
@@ -196,10 +204,23 @@ export function createApp(deps: ApiDeps): ApiApp {
     bus,
     sse,
     ws,
+    caps,
     registry,
     oauth,
     attachWebSocket(server) {
-      server.on("upgrade", wsUpgradeHandler({ authenticate, wss, logger, onConnection: (socket, auth) => ws.accept(socket, auth) }));
+      server.on("upgrade", (req, socket, head) => {
+        // The socket cap is checked right after authentication and before the upgrade, so an
+        // over-cap client gets an HTTP 429 with Retry-After; the slot is released when the
+        // connection closes, whichever way (refused handshake, client gone, server close).
+        const admitted = async (authorization: string | undefined) => {
+          const auth = await authenticate(authorization);
+          const lease = await caps.acquire("sockets", auth.userId);
+          if (socket.destroyed) lease.release();
+          else socket.once("close", () => lease.release());
+          return auth;
+        };
+        wsUpgradeHandler({ authenticate: admitted, wss, logger, onConnection: (s, auth) => ws.accept(s, auth) })(req, socket, head);
+      });
     },
     async start() {
       await store.init();
@@ -212,6 +233,8 @@ export function createApp(deps: ApiDeps): ApiApp {
       sse.closeAll(reason);
       ws.closeAll(reason);
       await bus.close();
+      caps.close();
+      await capsRedis?.close();
       verifier.close();
     },
   };

@@ -21,7 +21,7 @@ export interface TaskFeedOptions {
    * Delivers one event. A returned promise paces the catch-up: the next stored event is read and
    * delivered only once it settles (the SSE stream resolves it when its socket buffer has room).
    */
-  deliver(event: TaskEventView): void | Promise<void>;
+  deliver(event: TaskEventView): unknown;
   /**
    * Most stored events a catch-up replays. When more are stored after the resume point, none is
    * replayed: `onResync` is called with the newest id and delivery continues live from there (the

@@ -7,6 +7,7 @@ import { requireAuth, streamAuth } from "../entry/stream-auth.js";
 import type { SseHub } from "../events/sse.js";
 import { tokenExpiry } from "../lib/expiry.js";
 import type { ApiRoutes } from "../lib/registry.js";
+import type { UserCaps } from "../lib/user-caps.js";
 import type { GenerateChunk, TextProvider } from "../services/text-providers.js";
 
 /** Default output bound when the body names none. */
@@ -16,11 +17,12 @@ export const DEFAULT_MAX_TOKENS = 512;
  * POST /api/generate/stream: SSE text generation (`delta` events, then `done` or `error`) from the
  * configured provider. The first chunk is awaited before the stream opens, so an unreachable
  * provider is a JSON 503; the provider is aborted as soon as the client disconnects, also while
- * that first chunk is still awaited. The stream ends when the bearer token expires.
+ * that first chunk is still awaited. The stream ends when the bearer token expires. A user runs at
+ * most MAX_GENERATIONS_PER_USER generations at once (429 beyond).
  */
 export function generateRoutes(
   api: ApiRoutes,
-  deps: { provider: TextProvider; sse: SseHub; authenticate: Authenticate; logger: Logger },
+  deps: { provider: TextProvider; sse: SseHub; authenticate: Authenticate; logger: Logger; caps: UserCaps },
 ): void {
   api.raw(
     {
@@ -37,6 +39,9 @@ export function generateRoutes(
     async (req, res) => {
       const auth = requireAuth(req);
       const body = parseOrThrow(generateBody, await readJsonBody(req, res));
+      // One slot per generation in progress, returned when the response closes (every path).
+      const lease = await deps.caps.acquire("generations", auth.userId);
+      res.once("close", () => lease.release());
       const controller = new AbortController();
       // The response's "close" is the client leaving (or the stream ending): stop the provider.
       const abort = () => controller.abort();

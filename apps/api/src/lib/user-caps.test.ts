@@ -1,0 +1,129 @@
+import { randomUUID } from "node:crypto";
+import { Writable } from "node:stream";
+import { createLogger } from "@app/http-kit";
+import { afterAll, describe, expect, it } from "vitest";
+import { type CapsRedis, connectCapsRedis } from "./caps-redis.js";
+import { CAP_RETRY_AFTER_S, UserCaps } from "./user-caps.js";
+
+const logs: string[] = [];
+const logger = createLogger({
+  name: "caps-test",
+  level: "info",
+  destination: new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  }),
+});
+const limits = { streams: 3, sockets: 2, generations: 1 };
+
+async function refusal(caps: UserCaps, kind: "streams" | "sockets" | "generations", user: string) {
+  return caps.acquire(kind, user).then(
+    () => undefined,
+    (error: { code: string; status: number; headers?: Record<string, string> }) => error,
+  );
+}
+
+const eventually = async (check: () => Promise<boolean>, timeoutMs = 5_000) => {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+describe("per-user caps in process", () => {
+  it("grants up to the cap per user and kind, then 429 rate_limited with Retry-After; a release frees one slot once", async () => {
+    const caps = new UserCaps({ limits, logger });
+    const user = randomUUID();
+    const leases = await Promise.all([1, 2, 3].map(() => caps.acquire("streams", user)));
+    expect(await refusal(caps, "streams", user)).toMatchObject({
+      code: "rate_limited",
+      status: 429,
+      headers: { "Retry-After": String(CAP_RETRY_AFTER_S) },
+    });
+    // Other users and other kinds are counted apart.
+    await caps.acquire("streams", randomUUID());
+    await caps.acquire("sockets", user);
+    leases[0]?.release();
+    leases[0]?.release();
+    await caps.acquire("streams", user);
+    expect(await refusal(caps, "streams", user)).toMatchObject({ status: 429 });
+    expect(caps.localCount("streams", user)).toBe(3);
+  });
+});
+
+// Real Redis: skipped only on a developer machine without REDIS_URL; under CI=true it must run.
+const REDIS_URL = process.env.REDIS_URL;
+const needRedis = REDIS_URL !== undefined || process.env.CI === "true";
+
+describe.runIf(needRedis)("per-user caps shared through Redis", () => {
+  const clients: CapsRedis[] = [];
+  const caps: UserCaps[] = [];
+  const instance = (ttlMs = 30_000) => {
+    if (!REDIS_URL) throw new Error("REDIS_URL is required when CI=true");
+    const redis = connectCapsRedis(REDIS_URL, logger);
+    clients.push(redis);
+    const c = new UserCaps({ limits, redis, logger, leaseTtlMs: ttlMs });
+    caps.push(c);
+    return c;
+  };
+  /** The first commands may race the connections: wait until every client answers. */
+  const connected = () =>
+    eventually(async () => (await Promise.all(clients.map((c) => c.eval("return 1", [], []).catch(() => 0)))).every((r) => r === 1));
+  afterAll(async () => {
+    for (const c of caps) c.close();
+    await Promise.all(clients.map((c) => c.close()));
+  });
+
+  it("holds the cap across two instances, and a release on one frees a slot for the other", async () => {
+    const a = instance();
+    const b = instance();
+    const user = randomUUID();
+    await connected();
+    const first = await a.acquire("sockets", user);
+    await b.acquire("sockets", user);
+    expect(await refusal(a, "sockets", user)).toMatchObject({ code: "rate_limited", status: 429 });
+    expect(await refusal(b, "sockets", user)).toMatchObject({ code: "rate_limited", status: 429 });
+    expect(a.localCount("sockets", user) + b.localCount("sockets", user)).toBe(0);
+    first.release();
+    await eventually(async () => (await refusal(b, "sockets", user)) === undefined);
+  });
+
+  it("keeps live slots past their TTL by refreshing them, and frees a crashed instance's slots when it passes", async () => {
+    const live = instance(300);
+    const crashed = instance(300);
+    const user = randomUUID();
+    await connected();
+    await live.acquire("sockets", user);
+    await crashed.acquire("sockets", user);
+    // The crashed instance stops refreshing and never releases.
+    crashed.close();
+    expect(await refusal(live, "sockets", user)).toMatchObject({ status: 429 });
+    await eventually(async () => {
+      const lease = await live.acquire("sockets", user).catch(() => undefined);
+      return lease !== undefined;
+    });
+    // The live instance's own first slot survived many TTLs: the cap of 2 is full again.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await refusal(live, "sockets", user)).toMatchObject({ status: 429 });
+  });
+});
+
+describe("per-user caps when Redis is down", () => {
+  it("fall back to this instance's count and warn (fail open for the global cap)", async () => {
+    const redis = connectCapsRedis("redis://127.0.0.1:1", logger);
+    const caps = new UserCaps({ limits, redis, logger });
+    try {
+      const user = randomUUID();
+      await caps.acquire("generations", user);
+      expect(await refusal(caps, "generations", user)).toMatchObject({ status: 429 });
+      expect(caps.localCount("generations", user)).toBe(1);
+      expect(logs.join("")).toContain("per-user caps store (Redis) unavailable");
+    } finally {
+      caps.close();
+      await redis.close();
+    }
+  });
+});
