@@ -1,7 +1,7 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_ROLE, IDENTITY_ROLE, isSuperuser, setServiceRolePasswords } from "./roles.js";
+import { API_ROLE, IDENTITY_ROLE, isSuperuser } from "./roles.js";
 import { createTestDatabase, type TestDatabase } from "./testing.js";
 
 // The service boundary as PostgreSQL enforces it (prisma/migrations/*_service_roles): each
@@ -131,22 +131,5 @@ describe("database roles", () => {
       [userId],
     );
     expect(left.rows[0]).toEqual({ tasks: 0, roles: 0 });
-  });
-
-  it("sets the shared roles' passwords (quotes included) and gives URLs that log in as them", async () => {
-    const password = () => `p'w"${randomBytes(8).toString("hex")}`;
-    const urls = await setServiceRolePasswords(database.url, { identity: password(), api: password() });
-    for (const [url, role] of [
-      [urls.identity, IDENTITY_ROLE],
-      [urls.api, API_ROLE],
-    ] as const) {
-      const client = await connect(url);
-      try {
-        expect((await client.query<{ u: string }>("SELECT current_user AS u")).rows[0]?.u).toBe(role);
-        expect(await outcome(client, `SELECT 1 FROM "${role === API_ROLE ? "session" : "task"}"`)).toBe(PERMISSION_DENIED);
-      } finally {
-        await client.end();
-      }
-    }
   });
 });

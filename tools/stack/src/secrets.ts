@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 /** Development secrets kept between runs so restarts keep issued tokens valid. */
@@ -31,6 +31,7 @@ export async function loadDevSecrets(dataDir: string): Promise<DevSecrets> {
   if (JSON.stringify(secrets) !== JSON.stringify(parsed)) {
     await mkdir(dataDir, { recursive: true });
     await writeFile(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+    await chmod(file, 0o600); // `mode` applies only when the file is created
   }
   return secrets;
 }
