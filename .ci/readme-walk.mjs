@@ -4,7 +4,7 @@
 // over). `pnpm start` runs in the background until the service answers; then the remaining lines
 // run; then `pnpm start` is stopped BY ITS PID with SIGTERM (what an IDE stop button, a
 // supervisor or `timeout` sends), and every process it started must be gone and every port it
-// listened on free within 10 s. `pnpm test` is left to the test runs of .ci/run that follow, in
+// listened on free within 10 s, with no ELIFECYCLE failure printed for that stop. `pnpm test` is left to the test runs of .ci/run that follow, in
 // the same checkout. Lines that install pnpm itself (corepack, npm install -g) are the CI
 // machine's setup and are listed, not run; so is a long-running `pnpm dev`.
 // Also fails when `pnpm install` prints an "Ignored build scripts" box or the walk leaves a new
@@ -15,6 +15,7 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { classify, shellLines } from "./readme.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -27,39 +28,6 @@ const readyTimeoutMs = Number(opt("--ready-timeout", "300")) * 1000;
 const started = Date.now();
 const say = (line) => process.stdout.write(`readme-walk | ${((Date.now() - started) / 1000).toFixed(1)}s ${line}\n`);
 const problems = [];
-
-/** The logical lines (backslash continuations joined) of every ```sh fence, in order. */
-export function shellLines(markdown) {
-  const lines = [];
-  let inSh = false;
-  let pending = "";
-  for (const raw of markdown.split("\n")) {
-    const fence = raw.match(/^\s*```\s*(\S*)/);
-    if (fence) {
-      inSh = !inSh && fence[1] === "sh";
-      continue;
-    }
-    if (!inSh) continue;
-    if (raw.endsWith("\\")) {
-      pending += `${raw}\n`;
-      continue;
-    }
-    const line = pending + raw;
-    pending = "";
-    if (line.trim() && !line.trim().startsWith("#")) lines.push(line);
-  }
-  return lines;
-}
-
-/** What the walk does with a line: run it, run it in the background, or leave it (with why). */
-function classify(line) {
-  const cmd = line.replace(/\s+#.*$/, "").trim();
-  if (/^(corepack |npm (install|i) -g )/.test(cmd)) return { kind: "skip", why: "installs pnpm: the CI machine's own setup" };
-  if (/^pnpm (test|run test)\b/.test(cmd)) return { kind: "skip", why: "runs next in .ci/run, in this checkout" };
-  if (/^pnpm dev\b/.test(cmd)) return { kind: "skip", why: "long-running development loop" };
-  if (/^pnpm start\b/.test(cmd)) return { kind: "background" };
-  return { kind: "run" };
-}
 
 const env = { ...process.env };
 delete env.DATABASE_URL; // the README's path: the embedded PostgreSQL
@@ -177,6 +145,8 @@ const lines = shellLines(readFileSync(readme, "utf8"));
 say(`${lines.length} shell lines in ${path.relative(root, readme)}; base URL ${baseUrl}`);
 
 let server;
+let stopSent = false;
+let afterStop = "";
 let script = "set -eo pipefail\n";
 const flush = async () => {
   if (script === "set -eo pipefail\n") return true;
@@ -196,7 +166,13 @@ for (const line of lines) {
   if (what.kind === "background") {
     if (!(await flush())) break;
     say(`$ ${line.trim()}  (in the background)`);
-    server = spawn("bash", ["-c", `exec ${line}`], { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] });
+    server = spawn("bash", ["-c", `exec ${line}`], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    for (const stream of [server.stdout, server.stderr]) {
+      stream.on("data", (chunk) => {
+        process.stdout.write(chunk);
+        if (stopSent) afterStop += chunk;
+      });
+    }
     if (!(await waitReady(server))) {
       problems.push(`pnpm start was not ready on ${baseUrl} within ${readyTimeoutMs / 1000}s`);
       break;
@@ -212,6 +188,7 @@ if (server) {
   const pids = tree(server.pid);
   const ports = listeningPorts(pids);
   say(`stopping pnpm start: SIGTERM to pid ${server.pid} (${pids.length} processes, listening on ${ports.join(", ")})`);
+  stopSent = true;
   server.kill("SIGTERM");
   const deadline = Date.now() + 10_000;
   let left = pids;
@@ -235,6 +212,8 @@ if (server) {
   } else {
     say(`stopped: every process gone, ports ${ports.join(", ")} free`);
   }
+  // A stop asked for is not a failure: pnpm must not report one.
+  if (/ELIFECYCLE|Command failed/.test(afterStop)) problems.push(`pnpm start reported a failure after an orderly SIGTERM`);
 }
 
 const added = readdirSync(root).filter(
