@@ -15,6 +15,7 @@ import { ROOT } from "@app/stack";
 import { cleanupAll, installSignalHandlers } from "./cleanup.js";
 import { type Cores, pinDatabase, startDatabase, startLoadWorker, startReferenceServer, startStack, startTwin } from "./infra.js";
 import { pairsScenario } from "./pairs.js";
+import { peersScenario } from "./peers/scenario.js";
 import { canPin, pin } from "./proc.js";
 import { type RunReport, renderReport } from "./report.js";
 import {
@@ -110,7 +111,7 @@ async function main(): Promise<number> {
   const users = await signUpUsers(identityUrl, settings.users, runId);
   const userTokens = await issueTokens(identityUrl, users, users.length);
   const hotToken = userTokens[0] as string;
-  const needPools = want("auth") || want("pairs") || want("memory") || want("profile");
+  const needPools = want("auth") || want("pairs") || want("peers") || want("memory") || want("profile");
   if (needPools) {
     // The cold pool is larger than the verify cache bound, and the verifier caches a token on its
     // second sighting only, so the cold rotation always misses. The memory scenario caches tokens
@@ -179,6 +180,8 @@ async function main(): Promise<number> {
   if (memory) report.memory = memory;
   const pairs = await attempt("pairs", () => pairsScenario(ctx));
   if (pairs) report.pairs = pairs;
+  const peers = await attempt("peers", () => peersScenario(ctx));
+  if (peers) report.peers = peers;
   const auth = await attempt("auth", () => authScenario(ctx));
   if (auth) {
     const plain = auth.find((v) => v.key === "plain");

@@ -248,8 +248,11 @@ export async function pairsScenario(ctx: Ctx): Promise<PairResult[]> {
 
 const cpuUs = (r: HttpResult) => (r.serverCpuMs * 1000) / Math.max(1, r.requests);
 
+/** What summarizePair reads of a pair: its names, sides' labels and target (the peers reuse it). */
+export type PairNames = Pick<PairDef, "key" | "label" | "threshold"> & { a: { label: string }; b: { label: string } };
+
 export function summarizePair(
-  pair: PairDef,
+  pair: PairNames,
   runs: ReadonlyArray<readonly [HttpResult, HttpResult]>,
   mode: PairMode = "simultaneous",
 ): PairResult {

@@ -1,4 +1,6 @@
 import { COLD_BOUND_RATIO, type PairResult } from "./pairs.js";
+import type { PeerResult } from "./peers/defs.js";
+import { peerTargets, renderPeers } from "./peers/report.js";
 import type { IdentityResult, JwksResult, MemoryResult, MicroResult, ProfileResult, Row, StreamingResult } from "./scenarios.js";
 import { SCENARIOS, type Settings } from "./settings.js";
 import { fmt } from "./stats.js";
@@ -12,6 +14,8 @@ export interface RunReport {
   micro?: MicroResult;
   memory?: MemoryResult;
   pairs?: PairResult[];
+  /** The peers scenario: adjacent pairs, A the peer, B ours. */
+  peers?: PeerResult[];
   auth?: Row[];
   identity?: { row: Row; result: IdentityResult };
   jwks?: JwksResult;
@@ -165,6 +169,7 @@ export function targets(report: RunReport): Target[] {
       ? `${j.fetches} fetches in ${j.floodSec} s (allowed ${j.allowed}), min spacing ${fmt(j.minSpacingSec, 1)} s`
       : "jwks scenario not run",
   });
+  out.push(...peerTargets(report.peers));
   out.push({
     name: "Zero non-2xx on valid tokens during any run",
     verdict: report.validNon2xx.count === 0 ? "PASS" : "MISS",
@@ -296,6 +301,7 @@ export function renderReport(report: RunReport): string {
       ),
     );
   }
+  if (report.peers) out.push(...renderPeers(report.peers, s));
   if (report.auth) {
     out.push("");
     out.push("### 1–2. Authentication overhead and the cookie + PostgreSQL alternative");

@@ -1,5 +1,5 @@
 /** Command-line settings of `pnpm bench`. */
-export const SCENARIOS = ["micro", "memory", "pairs", "auth", "identity", "jwks", "streaming", "profile"] as const;
+export const SCENARIOS = ["micro", "memory", "pairs", "peers", "auth", "identity", "jwks", "streaming", "profile"] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface Settings {
