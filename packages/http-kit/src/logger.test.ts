@@ -124,6 +124,22 @@ describe("log format", () => {
     expect(() => logFormat({ LOG_FORMAT: "yaml" }, true)).toThrow(/LOG_FORMAT must be "json" or "pretty"/);
   });
 
+  it("stops a service with an invalid LOG_FORMAT with status 78 and a line naming the variable", async () => {
+    const script = `import { createLogger } from ${JSON.stringify(DIST)}; createLogger({ name: "svc" });`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: PACKAGE,
+      env: { ...process.env, LOG_FORMAT: "yaml" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(78);
+    expect(err).toBe('svc: invalid configuration\n  - LOG_FORMAT: LOG_FORMAT must be "json" or "pretty", got "yaml"\n');
+  });
+
   it("prints one readable line per record, with the access line as method, URL, status and duration, and no secret", async () => {
     const { lines, logger } = capture("info", "pretty");
     await request(app(logger))

@@ -80,6 +80,16 @@ export function logFormat(env: NodeJS.ProcessEnv = process.env, isTTY = process.
   return env.NODE_ENV !== "production" && isTTY ? "pretty" : "json";
 }
 
+/** {@link logFormat} of the process; an invalid `LOG_FORMAT` exits 78 like any invalid configuration (config.ts). */
+function envLogFormat(name: string): LogFormat {
+  try {
+    return logFormat();
+  } catch (error) {
+    process.stderr.write(`${name}: invalid configuration\n  - LOG_FORMAT: ${(error as Error).message}\n`);
+    process.exit(78);
+  }
+}
+
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
   name: string;
@@ -168,7 +178,7 @@ const accessLoggers = new WeakMap<Logger, Logger>();
  */
 export function createLogger(options: LoggerOptions): Logger {
   const level = options.level ?? "info";
-  const pretty = (options.format ?? logFormat()) === "pretty";
+  const pretty = (options.format ?? envLogFormat(options.name)) === "pretty";
   const writer = options.destination === undefined ? stdoutWriter() : undefined;
   const mainOut = writer === undefined ? (options.destination as DestinationStream) : flushingEachLine(writer);
   const accessOut = writer ?? (options.destination as DestinationStream);
