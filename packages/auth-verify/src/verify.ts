@@ -186,7 +186,14 @@ export function createVerifier(options: VerifierOptions): Verifier {
     cache.dropKids(event.droppedKids);
   });
 
-  const checkJwt = createJwtCheck({ keySet, issuer: options.issuer, audience: options.audience, toleranceSec, maxLifetimeSec });
+  const checkJwt = createJwtCheck({
+    keySet,
+    issuer: options.issuer,
+    audience: options.audience,
+    toleranceSec,
+    maxLifetimeSec,
+    injectedClock: options.now !== undefined,
+  });
 
   let verifications = 0;
   let cacheHits = 0;
@@ -211,11 +218,13 @@ export function createVerifier(options: VerifierOptions): Verifier {
   }
 
   /** Counts and converts a failure of the asynchronous part. */
+  function fail(error: unknown): never {
+    failures += 1;
+    throw toAuthVerifyError(error);
+  }
+
   function settle(pending: Promise<VerifiedToken>): Promise<VerifiedToken> {
-    return pending.catch((error: unknown) => {
-      failures += 1;
-      throw toAuthVerifyError(error);
-    });
+    return pending.catch(fail);
   }
 
   /**
@@ -248,7 +257,10 @@ export function createVerifier(options: VerifierOptions): Verifier {
         }
         return settle(revalidateHit(token, hit, nowMs));
       }
-      return settle(verifyFresh(token, nowMs));
+      // Inlined verifyFresh: one promise reaction for success and failure on the cold path.
+      const pending = checkJwt(token, nowMs);
+      cryptoVerifications += 1;
+      return pending.then((checked) => admit(token, checked, nowMs), fail);
     } catch (error) {
       failures += 1;
       throw toAuthVerifyError(error);
@@ -270,13 +282,21 @@ export function createVerifier(options: VerifierOptions): Verifier {
     return verifyTokenNow(token);
   }
 
-  // `async` turns a synchronous throw of the shared implementation into a rejection.
-  async function verifyToken(token: string | undefined | null): Promise<VerifiedToken> {
-    return verifyTokenNow(token);
+  // A synchronous throw becomes a rejection; a promise is handed on as it is (no extra turns).
+  function verifyToken(token: string | undefined | null): Promise<VerifiedToken> {
+    try {
+      return Promise.resolve(verifyTokenNow(token));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
-  async function verify(authorization: string | undefined | null): Promise<VerifiedToken> {
-    return verifyNow(authorization);
+  function verify(authorization: string | undefined | null): Promise<VerifiedToken> {
+    try {
+      return Promise.resolve(verifyNow(authorization));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   return {
