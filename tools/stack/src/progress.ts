@@ -1,0 +1,21 @@
+import { performance } from "node:perf_hooks";
+
+/** A `stack    | …` line on stdout. */
+export const log = (line: string) => {
+  process.stdout.write(`stack    | ${line}\n`);
+};
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Time since this process started (the build phase runs in it too, see bin/start.mjs). */
+export const elapsed = () => seconds(performance.now());
+
+/**
+ * Prints `▸ <phase>: <what>` now and returns a function that prints `✓ <phase>: <result>` with
+ * the phase's duration and the time since start, so a first start is never silent.
+ */
+export function phase(name: string, what: string): (result?: string) => void {
+  const started = performance.now();
+  log(`▸ ${name}: ${what}`);
+  return (result = "done") => log(`✓ ${name}: ${result} (${seconds(performance.now() - started)}, ${elapsed()} since start)`);
+}

@@ -1,0 +1,79 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { freePort } from "@app/db/embedded";
+import { ROOT } from "./paths.js";
+import { isAlive, parentOf } from "./pids.js";
+import { isPortFree } from "./ports.js";
+import { readStack } from "./stackfile.js";
+
+/** `pnpm start` run by a test: its output, its exit, and what its stack file recorded. */
+export interface StartedStack {
+  pnpm: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  ports: number[];
+  /** Every pid of the stack: runner (bin/start.mjs), launcher, reaper, services, embedded PostgreSQL. */
+  pids: () => number[];
+  launcher: () => number;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` until it is true; false after `ms`. */
+export async function within(ms: number, check: () => boolean | Promise<boolean>): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await sleep(100);
+  }
+  return check();
+}
+
+/**
+ * Runs `pnpm start` literally (the root script) on free ports and `dataDir`, in its own process
+ * group (like a terminal's foreground job), and waits for `ready:`. The build is the caller's:
+ * STACK_BUILD=off.
+ */
+export async function startStack(dataDir: string, extra: Record<string, string> = {}): Promise<StartedStack> {
+  const ports = { PORT: await freePort(), EMBEDDED_PG_PORT: await freePort() };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
+  Object.assign(env, { WEB_PORT: "off", STACK_DATA_DIR: dataDir, STACK_BUILD: "off", ...extra });
+  // A developer's machine: no database URL, and none of the variables vitest injects (BASE_URL=/ ...).
+  for (const name of ["DATABASE_URL", "TEST_DATABASE_URL", "BASE_URL", "MODE", "DEV", "PROD", "SSR"]) delete env[name];
+  const pnpm = spawn("pnpm", ["start"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  for (const stream of [pnpm.stdout, pnpm.stderr]) stream.on("data", (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    pnpm.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  await within(60_000, () => output.includes("ready: ") || pnpm.exitCode !== null);
+  if (!output.includes("ready: ")) throw new Error(`pnpm start did not get ready:\n${output}`);
+  const record = readStack(dataDir);
+  if (!record) throw new Error("no stack.json");
+  const postgres = Number.parseInt(readFileSync(path.join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n")[0] ?? "", 10);
+  // bin/start.mjs: the process pnpm runs, parent of the launcher.
+  const runner = parentOf(record.launcher.pid)?.ppid ?? 0;
+  const pids = [
+    runner,
+    record.launcher.pid,
+    ...(record.reaper ? [record.reaper.pid] : []),
+    ...Object.values(record.services).map((s) => s.pid),
+    postgres,
+  ];
+  return {
+    pnpm,
+    output: () => output,
+    exited,
+    ports: Object.values(ports),
+    pids: () => pids,
+    launcher: () => record.launcher.pid,
+  };
+}
+
+/** True once no pid of the stack is alive and every port is free. */
+export async function allGone(stack: StartedStack): Promise<boolean> {
+  if (stack.pids().some(isAlive)) return false;
+  for (const port of stack.ports) if (!(await isPortFree(port))) return false;
+  return true;
+}
