@@ -12,6 +12,7 @@ import { createAuthenticate } from "./entry/authenticate.js";
 import { cookieSession } from "./entry/cookie-session.js";
 import { wsUpgradeHandler } from "./entry/ws-upgrade.js";
 import { EventBus } from "./events/bus.js";
+import { keySetPush } from "./events/key-set-push.js";
 import { SseHub } from "./events/sse.js";
 import { WsHub } from "./events/ws-hub.js";
 import { connectCapsRedis } from "./lib/caps-redis.js";
@@ -130,6 +131,7 @@ export function createApp(deps: ApiDeps): ApiApp {
     logger,
     heartbeatMs: config.eventBusHeartbeatMs,
     heartbeatTimeoutMs: config.eventBusHeartbeatTimeoutMs,
+    ...keySetPush(verifier, logger),
   });
   const box = new SecretBox(config.dataEncryptionKey, "mcp-oauth-tokens");
   const store = new FileStore(config.uploadDir);

@@ -46,6 +46,10 @@ export interface EventBusOptions {
    */
   heartbeatMs?: number;
   heartbeatTimeoutMs?: number;
+  /** More channels LISTENed on the same connection, each with its handler of a notification's payload. */
+  channels?: Record<string, (payload: string) => void>;
+  /** Called each time the LISTEN connection is re-established (notifications may have been missed). */
+  onReconnect?: () => void;
 }
 
 interface Waiter {
@@ -63,7 +67,9 @@ interface Waiter {
  * process, in announcement order.
  */
 export class EventBus {
-  readonly #opts: Required<Omit<EventBusOptions, "prisma" | "logger">>;
+  readonly #opts: Required<Omit<EventBusOptions, "prisma" | "logger" | "channels" | "onReconnect">>;
+  readonly #channels: Map<string, (payload: string) => void>;
+  readonly #onReconnect: (() => void) | undefined;
   readonly #prisma: PrismaClient;
   readonly #logger: Logger;
   readonly #listeners = new Map<string, Set<TaskListener>>();
@@ -89,6 +95,8 @@ export class EventBus {
     };
     this.#prisma = options.prisma;
     this.#logger = options.logger;
+    this.#channels = new Map(Object.entries(options.channels ?? {}));
+    this.#onReconnect = options.onReconnect;
   }
 
   /** True while the LISTEN connection is up. */
@@ -230,6 +238,8 @@ export class EventBus {
     client.on("error", onDown);
     client.on("end", () => onDown());
     client.on("notification", (msg) => {
+      const other = this.#channels.get(msg.channel);
+      if (other) return void this.#safely(() => other(msg.payload ?? ""));
       if (msg.channel !== this.#opts.channel || !msg.payload) return;
       const payload = msg.payload;
       this.#chain = this.#chain
@@ -240,7 +250,8 @@ export class EventBus {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${client.escapeIdentifier(this.#opts.channel)}`);
+      for (const channel of [this.#opts.channel, ...this.#channels.keys()])
+        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
     } catch (error) {
       onDown(error as Error);
       return;
@@ -254,7 +265,17 @@ export class EventBus {
     this.#scheduleProbe(client, onDown);
     for (const waiter of this.#waiters.splice(0)) waiter.resolve();
     if (reconnected) {
+      if (this.#onReconnect) this.#safely(this.#onReconnect);
       for (const set of this.#listeners.values()) for (const l of set) l.onResync();
+    }
+  }
+
+  /** Runs a handler; a throwing one is logged, never allowed to break the connection's event loop. */
+  #safely(handler: () => void): void {
+    try {
+      handler();
+    } catch (error) {
+      this.#logger.warn({ err: (error as Error).message }, "event bus handler failed");
     }
   }
 
