@@ -8,6 +8,7 @@ describe("identity config: hardening settings", () => {
   it("has safe defaults: limits on, in-memory counters, no scheduled rotation, 10.5 min activation", () => {
     const c = testConfig(base);
     expect(c.rateLimits).toMatchObject({ ipMax: 100, ipWindowMs: 900_000, accountMax: 10, accountWindowMs: 900_000, redisUrl: undefined });
+    expect(c.rateLimits).toMatchObject({ delayAfter: 5, delayMs: 500, delayMaxMs: 4_000 });
     expect(c.maxSessionsPerUser).toBe(50);
     expect(c.keyRotationMs).toBe(0);
     expect(c.keyActivationDelayMs).toBe(DEFAULT_KEY_ACTIVATION_DELAY_MS);
@@ -28,6 +29,9 @@ describe("identity config: hardening settings", () => {
     expect(() => testConfig({ ...base, REDIS_URL: "http://127.0.0.1:6379" })).toThrow(/REDIS_URL/);
     expect(testConfig({ ...base, REDIS_URL: "rediss://cache:6380" }).rateLimits.redisUrl).toBe("rediss://cache:6380");
     expect(() => testConfig({ ...base, RATE_LIMIT_IP_MAX: "0" })).toThrow();
+    expect(() => testConfig({ ...base, RATE_LIMIT_ACCOUNT_DELAY_MAX_MS: "60000" })).toThrow(
+      /RATE_LIMIT_ACCOUNT_DELAY_MAX_MS must be at most 30000/,
+    );
     expect(testConfig({ ...base, KEY_ROTATION_DAYS: "90" }).keyRotationMs).toBe(90 * 86_400_000);
   });
 });
