@@ -1,3 +1,5 @@
+import { type CryptoKey, importJWK } from "jose";
+
 /** Largest key set body accepted, in characters. A real set of Ed25519 keys is a few hundred bytes. */
 export const MAX_JWKS_BODY_CHARS = 1_000_000;
 
@@ -80,4 +82,40 @@ export function parseJwksBody(text: string): Ed25519JwkEntry[] {
     if (isUsableJwk(jwk)) entries.push({ kid: jwk.kid, x: jwk.x });
   }
   return entries;
+}
+
+/** A usable key of a loaded set. */
+export interface LoadedKey {
+  /** The base64url public key it was imported from. */
+  readonly x: string;
+  /** The public key imported by jose `importJWK`, once per kid, and handed to jose `jwtVerify`. */
+  readonly key: CryptoKey;
+}
+
+/**
+ * Imports the entries' keys with jose `importJWK`, keeping the first entry of a kid. A kid of
+ * `previous` with the same `x` keeps its key object, so a refresh reports it unchanged; an entry
+ * jose cannot import (bad `x`) is ignored like any other unusable entry.
+ */
+export async function importKeys(
+  entries: readonly Ed25519JwkEntry[],
+  previous: ReadonlyMap<string, LoadedKey> | undefined,
+): Promise<Map<string, LoadedKey>> {
+  const keys = new Map<string, LoadedKey>();
+  for (const jwk of entries) {
+    if (keys.has(jwk.kid)) continue;
+    const known = previous?.get(jwk.kid);
+    if (known !== undefined && known.x === jwk.x) {
+      keys.set(jwk.kid, known);
+      continue;
+    }
+    try {
+      // Only the public coordinate is imported: a stray "d" or other member is never used.
+      const key = await importJWK({ kty: "OKP", crv: "Ed25519", x: jwk.x }, "EdDSA");
+      if (!(key instanceof Uint8Array)) keys.set(jwk.kid, { x: jwk.x, key });
+    } catch {
+      // Unimportable: skipped.
+    }
+  }
+  return keys;
 }

@@ -1,6 +1,6 @@
-import { type CryptoKey, importJWK } from "jose";
+import type { CryptoKey } from "jose";
 import { AuthVerifyError } from "./errors.js";
-import { parseJwksBody, readJwksBody } from "./jwks-body.js";
+import { importKeys, type LoadedKey, parseJwksBody, readJwksBody } from "./jwks-body.js";
 
 /** Default cache max age of a fetched key set: 10 minutes (contract, "Limits"). */
 export const DEFAULT_CACHE_MAX_AGE_MS = 600_000;
@@ -59,12 +59,6 @@ export interface RemoteKeySetOptions {
   headers?: Record<string, string>;
   /** Called after each successful refresh (same as {@link RemoteKeySet.onRefresh}). */
   onRefresh?: (event: KeySetRefreshEvent) => void;
-}
-
-interface LoadedKey {
-  readonly x: string;
-  /** The public key imported by jose `importJWK`, once per kid, and handed to jose `jwtVerify`. */
-  readonly key: CryptoKey;
 }
 
 interface LoadedSet {
@@ -161,17 +155,9 @@ export class RemoteKeySet {
     return set.keys.get(kid)?.key;
   }
 
-  /**
-   * Fetches the set now, ignoring the cooldown (joins a fetch already in flight). Useful to warm up
-   * at start or after an operator rotated keys.
-   * @throws AuthVerifyError `jwks_unavailable` when the fetch fails (the previous set is kept).
-   */
-  async reload(): Promise<void> {
-    try {
-      await (this.#inflight ?? this.#startFetch());
-    } catch (cause) {
-      throw new AuthVerifyError("jwks_unavailable", undefined, { cause });
-    }
+  /** {@link RemoteKeySet.refreshNow}, by its older name (a warm-up at start, or after an operator rotated keys). */
+  reload(): Promise<void> {
+    return this.refreshNow();
   }
 
   /**
@@ -305,25 +291,7 @@ export class RemoteKeySet {
       await response.body?.cancel().catch(noop);
       throw new Error(`JWKS endpoint answered HTTP ${response.status}`);
     }
-    const entries = parseJwksBody(await readJwksBody(response));
-    const previous = this.#set?.keys;
-    const keys = new Map<string, LoadedKey>();
-    for (const jwk of entries) {
-      if (keys.has(jwk.kid)) continue;
-      const known = previous?.get(jwk.kid);
-      if (known !== undefined && known.x === jwk.x) {
-        keys.set(jwk.kid, known);
-        continue;
-      }
-      try {
-        // Only the public coordinate is imported: a stray "d" or other member is never used.
-        const key = await importJWK({ kty: "OKP", crv: "Ed25519", x: jwk.x }, "EdDSA");
-        if (key instanceof Uint8Array) continue;
-        keys.set(jwk.kid, { x: jwk.x, key });
-      } catch {
-        // An unimportable key (bad x) is ignored like any other unusable entry.
-      }
-    }
+    const keys = await importKeys(parseJwksBody(await readJwksBody(response)), this.#set?.keys);
     if (keys.size === 0) throw new Error("JWKS holds no usable Ed25519 signing key");
     return keys;
   }
