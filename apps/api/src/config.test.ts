@@ -89,4 +89,29 @@ describe("api config", () => {
       expect([fast.jwksCacheMaxAgeMs, fast.jwksCooldownMs]).toEqual([1000, 200]);
     });
   });
+
+  it("requires BASE_URL in production, like identity (it is the JWT issuer and audience)", () => {
+    const production = { DATABASE_URL: "postgresql://x/y", NODE_ENV: "production", DATA_ENCRYPTION_KEY: "k".repeat(32) };
+    expect(() => testConfig(production)).toThrow(/BASE_URL is required in production/);
+    expect(testConfig({ ...production, BASE_URL: "https://app.example.com" }).baseUrl).toBe("https://app.example.com");
+  });
+
+  it("reads the per-user caps, the resume depth and REDIS_URL", () => {
+    const defaults = testConfig({ DATABASE_URL: "postgresql://x/y" });
+    expect(defaults.userCaps).toEqual({ streams: 20, sockets: 20, generations: 3 });
+    expect(defaults.sseMaxResumeEvents).toBe(500);
+    expect(defaults.redisUrl).toBeUndefined();
+    const set = testConfig({
+      DATABASE_URL: "postgresql://x/y",
+      MAX_STREAMS_PER_USER: "5",
+      MAX_SOCKETS_PER_USER: "6",
+      MAX_GENERATIONS_PER_USER: "1",
+      SSE_MAX_RESUME_EVENTS: "50",
+      REDIS_URL: "redis://127.0.0.1:6379",
+    });
+    expect(set.userCaps).toEqual({ streams: 5, sockets: 6, generations: 1 });
+    expect(set.sseMaxResumeEvents).toBe(50);
+    expect(set.redisUrl).toBe("redis://127.0.0.1:6379");
+    expect(() => testConfig({ DATABASE_URL: "postgresql://x/y", MAX_GENERATIONS_PER_USER: "0" })).toThrow();
+  });
 });
