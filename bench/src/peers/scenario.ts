@@ -105,8 +105,9 @@ async function adjacentRounds(ctx: Ctx, servers: Servers, runSec: number): Promi
       const a = combine(a1, a2);
       const b = combine(b1, b2);
       (runs.get(pair.key) as Array<[HttpResult, HttpResult]>).push([a, b]);
+      const cpuUs = (r: HttpResult) => Math.round(((r.serverCpuMs + r.extraCpuMs) * 1000) / Math.max(1, r.requests));
       ctx.log(
-        `peers ${round + 1}/${ctx.settings.adjacentRounds} ${pair.key.padEnd(16)} peer ${Math.round(a.rps)} req/s, ours ${Math.round(b.rps)} req/s, ours/peer ${(b.rps / a.rps).toFixed(2)}`,
+        `peers ${round + 1}/${ctx.settings.adjacentRounds} ${pair.key.padEnd(16)} peer ${Math.round(a.rps)} req/s ${cpuUs(a)} µs CPU/req, ours ${Math.round(b.rps)} req/s ${cpuUs(b)} µs CPU/req, ours/peer ${(b.rps / a.rps).toFixed(2)}`,
       );
     }
   }
