@@ -1,0 +1,11 @@
+export { type CaughtMail, linksOf, MAX_CAUGHT, type MailCatcher, startMailCatcher } from "./catcher.js";
+export { mailboxHtml, mailboxJson, type RenderedMailbox, renderMailbox } from "./mailbox.js";
+export {
+  checkSmtpUrl,
+  createMailer,
+  isMailUnavailable,
+  type Mailer,
+  type MailerSettings,
+  type MailMessage,
+  MailUnavailableError,
+} from "./mailer.js";
