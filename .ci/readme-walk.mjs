@@ -174,7 +174,11 @@ for (const line of lines) {
       });
     }
     if (!(await waitReady(server))) {
-      problems.push(`pnpm start was not ready on ${baseUrl} within ${readyTimeoutMs / 1000}s`);
+      problems.push(
+        server.exitCode === null
+          ? `pnpm start was not ready on ${baseUrl} within ${readyTimeoutMs / 1000}s`
+          : `pnpm start exited (code ${server.exitCode}) before it was ready; see its output above`,
+      );
       break;
     }
     say(`pnpm start is ready (pid ${server.pid})`);
