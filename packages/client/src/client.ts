@@ -2,6 +2,7 @@ import type { GenerateBody, Me } from "@app/contracts";
 import { type AuthApi, authApi } from "./auth.js";
 import { ApiError } from "./errors.js";
 import { type FetchLike, Http } from "./http.js";
+import { type AgentsApi, type ChatsApi, type McpServersApi, type ProjectsApi, productApis } from "./products.js";
 import { type AdminApi, adminApi, me, type TasksApi, tasksApi, type UploadsApi, uploadsApi } from "./resources.js";
 import { defaultStorage, type TokenStorage, TokenStore } from "./storage.js";
 import { type GenerateEvent, generateStream, openTaskStream, type TaskStream, type TaskStreamOptions } from "./streams.js";
@@ -28,6 +29,13 @@ export interface AppClient {
     stream(taskId: string, options: TaskStreamOptions): TaskStream;
   };
   readonly uploads: UploadsApi;
+  readonly projects: ProjectsApi;
+  readonly agents: AgentsApi;
+  /** Chats and their messages. */
+  readonly chats: ChatsApi;
+  /** MCP servers (their OAuth tokens are never returned). */
+  readonly mcpServers: McpServersApi;
+  /** `/api/admin/*`: 403 `forbidden` for callers without the admin role. */
   readonly admin: AdminApi;
   /** `GET /api/me`. */
   me(): Promise<Me>;
@@ -35,7 +43,7 @@ export interface AppClient {
   generate(body: GenerateBody, signal?: AbortSignal): AsyncGenerator<GenerateEvent>;
   /** Opens the task-events WebSocket (`/api/ws?token=`). */
   connectSocket(options: TaskSocketOptions): Promise<TaskSocket>;
-  /** A business call with the bearer JWT and the 401 retry, for routes without a typed method. */
+  /** A business call with the bearer JWT and the 401 retry (every product route also has a typed method). */
   send(path: string, init?: RequestInit & { headers?: Record<string, string> }): Promise<Response>;
 }
 
@@ -63,6 +71,7 @@ export function createClient(options: ClientOptions): AppClient {
     auth: authApi(http),
     tasks: { ...tasksApi(http), stream: (taskId, streamOptions) => openTaskStream(http, taskId, streamOptions) },
     uploads: uploadsApi(http),
+    ...productApis(http),
     admin: adminApi(http),
     me: () => me(http),
     generate: (body, signal) => generateStream(http, body, signal),

@@ -1,7 +1,9 @@
 export type { AuthApi, SignedIn } from "./auth.js";
+export { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from "./backoff.js";
 export { type AppClient, type ClientOptions, createClient } from "./client.js";
 export { ApiError, type ClientErrorCode, type ClientOnlyCode, isUnauthorized } from "./errors.js";
 export type { FetchLike } from "./http.js";
+export type { AgentsApi, ChatsApi, CrudApi, McpServersApi, ProjectsApi } from "./products.js";
 export type { AdminApi, FilePart, Page, PageRequest, TasksApi, UploadsApi } from "./resources.js";
 export { readSse, type SseEvent, SseParser } from "./sse.js";
 export { defaultStorage, memoryStorage, type TokenStorage } from "./storage.js";

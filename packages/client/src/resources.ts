@@ -41,7 +41,8 @@ function pageQuery(page: PageRequest = {}): string {
   return text ? `?${text}` : "";
 }
 
-async function list<S extends z.ZodType>(http: Http, item: S, path: string, page?: PageRequest): Promise<Page<z.output<S>>> {
+/** One page of a list route: the items and the `x-next-cursor` header. */
+export async function list<S extends z.ZodType>(http: Http, item: S, path: string, page?: PageRequest): Promise<Page<z.output<S>>> {
   const { data, response } = await http.json(item.array(), `${path}${pageQuery(page)}`);
   return { items: data, nextCursor: response.headers.get(NEXT_CURSOR_HEADER) };
 }

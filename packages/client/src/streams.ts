@@ -7,6 +7,7 @@ import {
   taskEventSchema,
 } from "@app/contracts";
 import type { z } from "zod";
+import { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 import { ApiError, errorFromResponse, networkError } from "./errors.js";
 import type { Http } from "./http.js";
 import { readSse, type SseEvent } from "./sse.js";
@@ -21,8 +22,15 @@ export interface TaskStreamOptions {
   onOpen?(): void;
   /** Called with a connection problem; `fatal` problems end the stream. */
   onError?(error: ApiError, fatal: boolean): void;
-  /** Reconnect delay when the server names none (default 1000 ms). */
+  /**
+   * First reconnect delay when the server names none with `retry:` (default 1000 ms); each
+   * further failed attempt doubles it up to `backoff.maxMs`, with jitter (see backoff.ts).
+   */
   retryMs?: number;
+  /** Cap and randomness of the reconnect delays (the same rule as the WebSocket's). */
+  backoff?: Omit<BackoffOptions, "initialMs">;
+  /** Called before each wait to reconnect, with the attempt number (0 first) and the delay. */
+  onRetry?(attempt: number, delayMs: number): void;
   signal?: AbortSignal;
 }
 
@@ -36,31 +44,18 @@ export interface TaskStream {
   readonly done: Promise<ApiError | undefined>;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-}
-
 /**
  * Follows `GET /api/tasks/:id/stream` over `fetch` with the bearer JWT. When the connection
  * drops (or the server says `shutdown`), it reconnects with `Last-Event-ID` so no event is lost
- * or repeated. 4xx answers (after the one get-session retry on 401) end it.
+ * or repeated, waiting a capped exponential delay with jitter ({@link backoffDelay}) that starts
+ * over once a connection opens. 4xx answers (after the one get-session retry on 401) end it.
  */
 export function openTaskStream(http: Http, taskId: string, options: TaskStreamOptions): TaskStream {
   const controller = new AbortController();
   options.signal?.addEventListener("abort", () => controller.abort(), { once: true });
   let lastEventId = options.lastEventId;
   let retryMs = options.retryMs ?? 1_000;
+  let attempt = 0;
   const run = async (): Promise<ApiError | undefined> => {
     while (!controller.signal.aborted) {
       try {
@@ -74,6 +69,7 @@ export function openTaskStream(http: Http, taskId: string, options: TaskStreamOp
           options.onError?.(error, fatal);
           if (fatal) return error;
         } else {
+          attempt = 0;
           options.onOpen?.();
           for await (const message of readSse(response.body)) {
             if (controller.signal.aborted) break;
@@ -91,7 +87,11 @@ export function openTaskStream(http: Http, taskId: string, options: TaskStreamOp
         if (controller.signal.aborted) break;
         options.onError?.(networkError(cause), false);
       }
-      await sleep(retryMs, controller.signal);
+      if (controller.signal.aborted) break;
+      const delay = backoffDelay(attempt, { ...options.backoff, initialMs: retryMs });
+      options.onRetry?.(attempt, delay);
+      attempt += 1;
+      await sleep(delay, controller.signal);
     }
     return undefined;
   };

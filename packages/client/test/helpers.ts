@@ -44,7 +44,9 @@ export async function startStack(): Promise<{ stack: RunningStack; database: Tes
     authSecret: randomBytes(32).toString("base64url"),
     dataEncryptionKey: randomBytes(32).toString("base64url"),
     env: { LOG_LEVEL: "warn", UPLOAD_DIR: uploads },
-    onLine: () => undefined,
+    onLine: (name, line) => {
+      if (process.env.CLIENT_TEST_LOGS) console.log(name, line);
+    },
   });
   return {
     stack,
