@@ -4,6 +4,12 @@ import { timestampSchema } from "./pagination.js";
 /** The role that opens /api/admin/*. */
 export const ADMIN_ROLE = "admin";
 
+/**
+ * The roles the product knows, for pickers (the web app's admin page). The API stores any
+ * {@link roleSchema} name; only these have a meaning today.
+ */
+export const KNOWN_ROLES = [ADMIN_ROLE] as const;
+
 /** A role name: lower-case letters, digits, `_` and `-`. */
 export const roleSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, "a role is 1-32 lower-case letters, digits, _ or -");
 

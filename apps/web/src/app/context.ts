@@ -11,12 +11,19 @@ export interface CurrentUser {
 export interface AppContext {
   client: AppClient;
   user: CurrentUser | null;
+  /**
+   * Whether the user may open the admin page. GET /api/me reports no roles (the JWT carries none,
+   * by contract), so the app asks /api/admin/users once per sign-in: 403 means no.
+   */
+  isAdmin: boolean;
   /** Goes to a hash route, e.g. `#/tasks`. */
   navigate(route: string): void;
   /** Records a successful sign-in or sign-up and opens the task list. */
   signedIn(user: CurrentUser): void;
-  /** Shows a problem in the page's alert area (an ApiError's code and message). */
+  /** Shows a problem in the page's alert area, as a plain sentence (never a code). */
   showError(error: unknown): void;
+  /** Shows a short confirmation in the page's status area. */
+  showNotice(text: string): void;
 }
 
 /** A view renders into `root` and may return a cleanup run when the route changes. */

@@ -3,10 +3,17 @@ import { ApiError, createClient } from "@app/client";
 import { resolveApiBaseUrl } from "./config.js";
 import type { AppContext, CurrentUser, View } from "./context.js";
 import { h, replace } from "./dom.js";
+import { describeError } from "./messages.js";
 import { parseRoute, type Route } from "./router.js";
 import { adminView } from "./views/admin.js";
+import { agentsView } from "./views/agents.js";
 import { authView } from "./views/auth.js";
+import { chatView } from "./views/chat.js";
+import { chatsView } from "./views/chats.js";
 import { generateView } from "./views/generate.js";
+import { mcpView } from "./views/mcp.js";
+import { projectsView } from "./views/projects.js";
+import { settingsView } from "./views/settings.js";
 import { taskView } from "./views/task.js";
 import { tasksView } from "./views/tasks.js";
 import { uploadView } from "./views/upload.js";
@@ -23,31 +30,82 @@ const VIEWS: Record<Route["name"], View> = {
   task: taskView,
   upload: uploadView,
   generate: generateView,
+  projects: projectsView,
+  agents: agentsView,
+  chats: chatsView,
+  chat: chatView,
+  mcp: mcpView,
+  settings: settingsView,
   admin: adminView,
 };
+
+/** Page titles, so each route is announced and tabs are told apart. */
+const TITLES: Record<Route["name"], string> = {
+  signin: "Sign in",
+  tasks: "Tasks",
+  task: "Task",
+  upload: "Upload",
+  generate: "Generate",
+  projects: "Projects",
+  agents: "Agents",
+  chats: "Chats",
+  chat: "Chat",
+  mcp: "MCP servers",
+  settings: "Settings",
+  admin: "Admin",
+};
+
+const LINKS: [string, string, string][] = [
+  ["#/tasks", "nav-tasks", "Tasks"],
+  ["#/projects", "nav-projects", "Projects"],
+  ["#/agents", "nav-agents", "Agents"],
+  ["#/chats", "nav-chats", "Chats"],
+  ["#/mcp", "nav-mcp", "MCP"],
+  ["#/upload", "nav-upload", "Upload"],
+  ["#/generate", "nav-generate", "Generate"],
+  ["#/settings", "nav-settings", "Settings"],
+];
 
 const root = document.getElementById("app") ?? document.body;
 const client = createClient({ baseUrl: resolveApiBaseUrl(window.__CONFIG__, import.meta.env.VITE_API_BASE_URL) });
 const alertBox = h("div", { id: "alert", role: "alert", class: "alert", hidden: true });
+const noticeBox = h("div", { id: "notice", role: "status", class: "notice-bar" });
 const main = h("main", { id: "view" });
-const nav = h("nav", { class: "nav" });
+const nav = h("nav", { class: "nav", "aria-label": "Main" });
 let cleanup: (() => void) | undefined;
+
+/** Asks the admin route once: the only way to learn the role while /api/me reports none. */
+async function probeAdmin(): Promise<boolean> {
+  try {
+    await client.admin.users({ limit: 1 });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const ctx: AppContext = {
   client,
   user: null,
+  isAdmin: false,
   navigate(route) {
     if (location.hash === route) render();
     else location.hash = route;
   },
   signedIn(user) {
     ctx.user = user;
+    void probeAdmin().then((admin) => {
+      ctx.isAdmin = admin;
+      renderNav();
+    });
     ctx.navigate("#/tasks");
   },
   showError(error) {
-    const text = error instanceof ApiError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
-    alertBox.textContent = text;
+    alertBox.textContent = describeError(error);
     alertBox.hidden = false;
+  },
+  showNotice(text) {
+    noticeBox.textContent = text;
   },
 };
 
@@ -59,19 +117,23 @@ function renderNav(): void {
   }
   const signOut = async () => {
     ctx.user = null; // first, so the token listener below does not report an ended session
+    ctx.isAdmin = false;
     await client.auth.signOut().catch((e: unknown) => ctx.showError(e));
     ctx.navigate("#/signin");
   };
+  const current = `#/${location.hash.replace(/^#\/?/, "").split(/[/?]/)[0] ?? ""}`;
+  const link = ([href, id, text]: [string, string, string]) =>
+    h("a", { href, id, ...(current === href ? { "aria-current": "page" } : {}) }, text);
   replace(
     nav,
     h("span", { class: "brand" }, "Taskboard"),
-    h("a", { href: "#/tasks", id: "nav-tasks" }, "Tasks"),
-    h("a", { href: "#/upload", id: "nav-upload" }, "Upload"),
-    h("a", { href: "#/generate", id: "nav-generate" }, "Generate"),
-    h("a", { href: "#/admin", id: "nav-admin" }, "Admin"),
-    h("span", { class: "spacer" }),
-    h("span", { id: "whoami", class: "muted" }, user.email ?? user.id),
-    h("button", { id: "sign-out", type: "button", onclick: () => void signOut() }, "Sign out"),
+    h("div", { class: "nav-links" }, ...LINKS.map(link), ctx.isAdmin ? link(["#/admin", "nav-admin", "Admin"]) : null),
+    h(
+      "div",
+      { class: "nav-user" },
+      h("span", { id: "whoami", class: "muted" }, user.email ?? user.id),
+      h("button", { id: "sign-out", type: "button", class: "secondary", onclick: () => void signOut() }, "Sign out"),
+    ),
   );
 }
 
@@ -79,12 +141,14 @@ function render(): void {
   cleanup?.();
   cleanup = undefined;
   alertBox.hidden = true;
+  noticeBox.textContent = "";
   let route = parseRoute(location.hash);
   if (!ctx.user && route.name !== "signin") route = { name: "signin", params: {} };
   if (ctx.user && route.name === "signin") route = { name: "tasks", params: {} };
   renderNav();
   replace(main);
   main.dataset.view = route.name;
+  document.title = `${TITLES[route.name]} · Taskboard`;
   cleanup = VIEWS[route.name](ctx, main, route.params) ?? undefined;
 }
 
@@ -92,17 +156,19 @@ function render(): void {
 client.auth.onTokenChange((token) => {
   if (token || !ctx.user) return;
   ctx.user = null;
+  ctx.isAdmin = false;
   render();
-  ctx.showError(new ApiError(401, "unauthorized", "your session has ended: sign in again"));
+  ctx.showError(new ApiError(401, "unauthorized", "session ended"));
 });
 
 async function boot(): Promise<void> {
-  replace(root, h("header", {}, nav), alertBox, main);
+  replace(root, h("header", {}, nav), alertBox, noticeBox, main);
   let problem: unknown;
   try {
     // With a stored JWT, or a still-valid session cookie (the client asks get-session on 401).
     const me: CurrentUser = await client.me();
     ctx.user = me;
+    ctx.isAdmin = await probeAdmin();
   } catch (error) {
     if (!(error instanceof ApiError && error.unauthorized)) problem = error;
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRoute, taskHref } from "./router.js";
+import { chatHref, parseRoute, taskHref } from "./router.js";
 
 describe("parseRoute", () => {
   it("maps hashes to views, with the task list as the default", () => {
@@ -7,10 +7,18 @@ describe("parseRoute", () => {
     expect(parseRoute("#/signin")).toEqual({ name: "signin", params: {} });
     expect(parseRoute("#/admin")).toEqual({ name: "admin", params: {} });
     expect(parseRoute("#/nowhere")).toEqual({ name: "tasks", params: {} });
+    for (const name of ["projects", "agents", "chats", "mcp", "settings", "upload", "generate"] as const) {
+      expect(parseRoute(`#/${name}`)).toEqual({ name, params: {} });
+    }
   });
 
-  it("round-trips a task id through taskHref, escaping it", () => {
+  it("round-trips a task id through taskHref and a chat id through chatHref, escaping them", () => {
     expect(taskHref("a/b c")).toBe("#/tasks/a%2Fb%20c");
     expect(parseRoute(taskHref("a/b c"))).toEqual({ name: "task", params: { id: "a/b c" } });
+    expect(parseRoute(chatHref("x/y"))).toEqual({ name: "chat", params: { id: "x/y" } });
+  });
+
+  it("ignores a query after the route (the MCP callback's ?mcp=connected)", () => {
+    expect(parseRoute("#/mcp?mcp=connected&serverId=1")).toEqual({ name: "mcp", params: {} });
   });
 });

@@ -1,24 +1,33 @@
 import { ApiError } from "@app/client";
-import type { AdminUserView } from "@app/contracts";
+import { type AdminUserView, KNOWN_ROLES } from "@app/contracts";
 import type { AppContext, View } from "../context.js";
 import { h, replace } from "../dom.js";
+import { formSummary, onSubmit } from "../forms.js";
+import { pagedList } from "../paged-list.js";
 
+/**
+ * A role picker: a multiple `<select>` of the known roles (packages/contracts/src/admin.ts), plus
+ * any other role the user already holds so that saving does not drop it unseen.
+ */
 function roleEditor(ctx: AppContext, user: AdminUserView, shown: HTMLElement): HTMLElement {
-  const input = h("input", { name: "roles", value: user.roles.join(", "), "aria-label": `roles of ${user.email}` });
-  const form = h("form", { class: "inline" }, input, h("button", { type: "submit" }, "Save"));
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const roles = input.value
-      .split(",")
-      .map((r) => r.trim())
-      .filter(Boolean);
-    ctx.client.admin
-      .setRoles(user.id, roles)
-      .then((saved) => {
-        input.value = saved.roles.join(", ");
-        shown.textContent = saved.roles.join(", ") || "—";
-      })
-      .catch((e: unknown) => ctx.showError(e));
+  const names = [...new Set<string>([...KNOWN_ROLES, ...user.roles])].sort();
+  const select = h(
+    "select",
+    { name: "roles", multiple: true, size: Math.min(4, Math.max(2, names.length)), "aria-label": `Roles of ${user.email}` },
+    ...names.map((role) => h("option", { value: role, selected: user.roles.includes(role) }, role)),
+  );
+  const form = h(
+    "form",
+    { class: "inline wrap", "aria-label": `Change the roles of ${user.email}` },
+    select,
+    h("button", { type: "submit" }, "Save"),
+    formSummary(),
+  );
+  onSubmit(form, async () => {
+    const roles = [...select.selectedOptions].map((o) => o.value);
+    const saved = await ctx.client.admin.setRoles(user.id, roles);
+    shown.textContent = saved.roles.join(", ") || "—";
+    ctx.showNotice(`Roles of ${user.email} saved.`);
   });
   return form;
 }
@@ -27,32 +36,27 @@ function roleEditor(ctx: AppContext, user: AdminUserView, shown: HTMLElement): H
 export const adminView: View = (ctx, root) => {
   const body = h("div", { id: "admin-body" }, h("p", { class: "muted" }, "Loading…"));
   root.append(h("h1", {}, "Users and roles"), body);
+  const list = pagedList<AdminUserView>(ctx, {
+    id: "admin-users",
+    empty: "No users.",
+    load: (cursor) => ctx.client.admin.users({ limit: 50, ...(cursor ? { cursor } : {}) }),
+    row: (user) => {
+      const roles = h("span", { class: "roles" }, user.roles.join(", ") || "—");
+      return h(
+        "li",
+        { class: "item", "data-id": user.id, "data-user-id": user.id },
+        h("div", { class: "grow" }, h("strong", {}, user.name), h("p", { class: "muted" }, user.email), h("p", {}, "Roles: ", roles)),
+        roleEditor(ctx, user, roles),
+      );
+    },
+  });
   let alive = true;
   ctx.client.admin
-    .users({ limit: 100 })
-    .then((page) => {
+    .users({ limit: 1 })
+    .then(() => {
       if (!alive) return;
-      const rows = page.items.map((user) => {
-        const roles = h("td", { class: "roles" }, user.roles.join(", ") || "—");
-        return h(
-          "tr",
-          { "data-user-id": user.id },
-          h("td", {}, user.name),
-          h("td", {}, user.email),
-          roles,
-          h("td", {}, roleEditor(ctx, user, roles)),
-        );
-      });
-      replace(
-        body,
-        h(
-          "table",
-          { id: "admin-users", class: "table" },
-          h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Email"), h("th", {}, "Roles"), h("th", {}, "Change roles"))),
-          h("tbody", {}, ...rows),
-        ),
-        page.nextCursor ? h("p", { class: "muted" }, "Showing the first 100 users.") : null,
-      );
+      replace(body, list.element);
+      return list.reload();
     })
     .catch((error: unknown) => {
       if (!alive) return;
@@ -65,5 +69,6 @@ export const adminView: View = (ctx, root) => {
     });
   return () => {
     alive = false;
+    list.stop();
   };
 };

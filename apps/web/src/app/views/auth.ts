@@ -1,43 +1,37 @@
+import { PASSWORD_MIN_LENGTH } from "@app/contracts";
 import type { AppContext, View } from "../context.js";
 import { field, h } from "../dom.js";
+import { formSummary, labelled, onSubmit } from "../forms.js";
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function input(name: string, type: string, autocomplete: string): HTMLInputElement {
+  return h("input", { name, type, required: true, autocomplete });
 }
 
-/** A credentials form that disables itself while its request runs and shows its own error. */
-function authForm(id: string, title: string, fields: HTMLElement[], submit: (form: HTMLFormElement) => Promise<void>): HTMLElement {
-  const error = h("p", { class: "form-error", role: "alert" });
-  const button = h("button", { type: "submit" }, title);
-  const form = h("form", { id, class: "card" }, h("h2", {}, title), ...fields, button, error);
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    button.disabled = true;
-    error.textContent = "";
-    submit(form)
-      .catch((e: unknown) => {
-        error.textContent = errorText(e);
-      })
-      .finally(() => {
-        button.disabled = false;
-      });
-  });
+/** A credentials form: labelled fields, problems shown next to them (see forms.ts). */
+function authForm(id: string, title: string, fields: HTMLElement[], submit: (form: HTMLFormElement) => Promise<void>): HTMLFormElement {
+  const headingId = `${id}-title`;
+  const form = h(
+    "form",
+    { id, class: "card", "aria-labelledby": headingId, novalidate: true },
+    h("h2", { id: headingId }, title),
+    ...fields,
+    h("button", { type: "submit" }, title),
+    formSummary(),
+  );
+  onSubmit(form, () => submit(form));
   return form;
-}
-
-function input(name: string, label: string, type = "text", autocomplete = "off"): HTMLElement {
-  return h("label", {}, label, h("input", { name, type, required: true, autocomplete }));
 }
 
 /**
  * Sign in and sign up. Both resolve only after the client awaited get-session and stored the
- * JWT as `authToken` (the contract's two-step login); then the task list opens.
+ * JWT as `authToken` (the contract's two-step login); then the task list opens. The forms are
+ * `novalidate` so the service's own field messages show, the same in every browser.
  */
 export const authView: View = (ctx: AppContext, root) => {
   const signIn = authForm(
     "signin-form",
     "Sign in",
-    [input("email", "Email", "email", "username"), input("password", "Password", "password", "current-password")],
+    [labelled("Email", input("email", "email", "username")), labelled("Password", input("password", "password", "current-password"))],
     async (form) => {
       const { user } = await ctx.client.auth.signIn({ email: field(form, "email"), password: field(form, "password") });
       ctx.signedIn(user);
@@ -47,9 +41,9 @@ export const authView: View = (ctx: AppContext, root) => {
     "signup-form",
     "Sign up",
     [
-      input("name", "Name", "text", "name"),
-      input("email", "Email", "email", "username"),
-      input("password", "Password (8+ characters)", "password", "new-password"),
+      labelled("Name", input("name", "text", "name")),
+      labelled("Email", input("email", "email", "username")),
+      labelled("Password", input("password", "password", "new-password"), { hint: `At least ${PASSWORD_MIN_LENGTH} characters.` }),
     ],
     async (form) => {
       const body = { name: field(form, "name"), email: field(form, "email"), password: field(form, "password") };
@@ -57,6 +51,8 @@ export const authView: View = (ctx: AppContext, root) => {
       ctx.signedIn(user);
     },
   );
-  root.append(h("div", { class: "columns" }, signIn, signUp));
+  // Sign-in with other providers ("Continue with …" buttons) goes here, above both forms.
+  const providers = h("div", { id: "auth-providers", class: "providers", hidden: true });
+  root.append(h("h1", { class: "visually-hidden" }, "Welcome"), providers, h("div", { class: "columns" }, signIn, signUp));
   return undefined;
 };

@@ -1,34 +1,43 @@
 import type { View } from "../context.js";
 import { field, h } from "../dom.js";
+import { labelled } from "../forms.js";
+import { sentenceFor } from "../messages.js";
 
-/** Streams a text generation (SSE over fetch): deltas appear as they arrive, then the outcome. */
+/**
+ * Streams a text generation (SSE over fetch): deltas appear as they arrive, then the outcome.
+ * The provider's name arrives with the `done` event (the API reports it nowhere earlier), so
+ * the line above the output names it after the first answer and keeps it for the next ones.
+ */
 export const generateView: View = (ctx, root) => {
-  const output = h("pre", { id: "generate-output", class: "output" });
-  const outcome = h("p", { id: "generate-status", class: "muted", "data-state": "idle" });
+  const output = h("pre", { id: "generate-output", class: "output", role: "region", "aria-label": "Generated text", tabindex: 0 });
+  const outcome = h("p", { id: "generate-status", class: "muted", "data-state": "idle", "aria-live": "polite" });
+  const provider = h("p", { id: "generate-provider", class: "muted" }, "Answers come from the service's configured text provider.");
   const button = h("button", { type: "submit" }, "Generate");
-  const stop = h("button", { type: "button", hidden: true }, "Stop");
+  const stop = h("button", { type: "button", class: "secondary", hidden: true }, "Stop");
   let controller: AbortController | undefined;
 
   const run = async (prompt: string) => {
     controller = new AbortController();
     output.textContent = "";
     outcome.dataset.state = "streaming";
-    outcome.textContent = "streaming…";
+    outcome.textContent = "Writing…";
     for await (const event of ctx.client.generate({ prompt }, controller.signal)) {
       if (event.type === "delta") output.textContent += event.text;
       else if (event.type === "done") {
         outcome.dataset.state = "done";
-        outcome.textContent = `done (provider ${event.provider}, ${event.finishReason})`;
+        outcome.textContent = event.finishReason === "length" ? "Done (cut at the length limit)." : "Done.";
+        provider.textContent = `Answered by the “${event.provider}” provider.`;
+        provider.dataset.provider = event.provider;
       } else {
         outcome.dataset.state = "error";
-        outcome.textContent = `failed: ${event.code}: ${event.message}`;
+        outcome.textContent = `Failed: ${sentenceFor(event.code)}`;
       }
     }
   };
   const form = h(
     "form",
     { id: "generate-form", class: "card" },
-    h("textarea", { name: "prompt", required: true, rows: 3, placeholder: "Prompt" }),
+    labelled("Prompt", h("textarea", { name: "prompt", required: true, rows: 3 })),
     h("div", { class: "inline" }, button, stop),
   );
   form.addEventListener("submit", (event) => {
@@ -38,7 +47,7 @@ export const generateView: View = (ctx, root) => {
     run(field(form, "prompt"))
       .catch((e: unknown) => {
         outcome.dataset.state = "error";
-        outcome.textContent = "failed";
+        outcome.textContent = controller?.signal.aborted ? "Stopped." : "Failed.";
         if (!controller?.signal.aborted) ctx.showError(e);
       })
       .finally(() => {
@@ -47,6 +56,6 @@ export const generateView: View = (ctx, root) => {
       });
   });
   stop.addEventListener("click", () => controller?.abort());
-  root.append(h("h1", {}, "Generate text"), form, outcome, output);
+  root.append(h("h1", {}, "Generate text"), provider, form, outcome, output);
   return () => controller?.abort();
 };

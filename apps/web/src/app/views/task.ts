@@ -1,10 +1,10 @@
-import type { TaskSocket, TaskStream } from "@app/client";
+import { ApiError, type ClientErrorCode, type TaskSocket, type TaskStream } from "@app/client";
 import { type AttachmentView, TASK_STATUSES, type TaskEventView, type TaskView, taskMessageSchema, taskSchema } from "@app/contracts";
+import { deleteButton } from "../confirm.js";
 import type { AppContext, View } from "../context.js";
 import { field, files, formatBytes, h, replace } from "../dom.js";
-
-/** How the page follows the task's events. */
-type Transport = "sse" | "ws";
+import { labelled } from "../forms.js";
+import { getTransport, type Transport } from "../settings.js";
 
 function attachmentLink(ctx: AppContext, attachment: AttachmentView): HTMLElement {
   const link = h(
@@ -29,7 +29,7 @@ function attachmentLink(ctx: AppContext, attachment: AttachmentView): HTMLElemen
 
 /**
  * One task: its messages arrive live over SSE (fetch + stream reader, `Last-Event-ID` resume)
- * or over the WebSocket (`?token=`), chosen with the transport switch. Each connection replays
+ * or over the WebSocket (`?token=`), chosen in Settings → Developer. Each connection replays
  * the task's event log from the start, so the list is built from events only; messages sent
  * from this page also appear only when their event arrives.
  */
@@ -39,15 +39,6 @@ export const taskView: View = (ctx, root, params) => {
   const status = h("select", { id: "task-status", name: "status" }, ...TASK_STATUSES.map((s) => h("option", { value: s }, s)));
   const messages = h("ul", { id: "messages", class: "list messages" });
   const live = h("span", { id: "live-status", class: "live", "data-state": "connecting" }, "connecting…");
-  const transportName = `transport-${Math.random().toString(36).slice(2)}`;
-  const radios = (["sse", "ws"] as const).map((value) =>
-    h(
-      "label",
-      {},
-      h("input", { type: "radio", name: transportName, value, id: `transport-${value}`, checked: value === "sse" }),
-      value === "sse" ? "SSE" : "WebSocket",
-    ),
-  );
   let stream: TaskStream | undefined;
   let socket: TaskSocket | undefined;
   let generation = 0;
@@ -109,10 +100,16 @@ export const taskView: View = (ctx, root, params) => {
         onMessage: (message) => {
           if (message.type === "event") onEvent(message.event);
           else if (message.type === "subscribed") setLive("live", "live (WebSocket)");
-          else if (message.type === "error") ctx.showError(new Error(`${message.code}: ${message.message}`));
+          else if (message.type === "error") ctx.showError(new ApiError(0, message.code as ClientErrorCode, message.message));
         },
         onClose: () => {
           if (mine === generation) setLive("closed", "disconnected (WebSocket)");
+        },
+        onReconnecting: () => {
+          if (mine === generation) setLive("reconnecting", "reconnecting (WebSocket)…");
+        },
+        onReconnected: () => {
+          if (mine === generation) setLive("live", "live (WebSocket)");
         },
       })
       .then((opened) => {
@@ -125,20 +122,27 @@ export const taskView: View = (ctx, root, params) => {
         ctx.showError(e);
       });
   };
-  for (const radio of radios) radio.addEventListener("change", (event) => connect((event.target as HTMLInputElement).value as Transport));
 
   status.addEventListener("change", () => {
     const value = TASK_STATUSES.find((s) => s === status.value);
     if (value) void ctx.client.tasks.update(taskId, { status: value }).catch((e: unknown) => ctx.showError(e));
   });
-  const remove = h("button", { type: "button", id: "delete-task", class: "danger" }, "Delete task");
-  remove.addEventListener("click", () => void ctx.client.tasks.remove(taskId).catch((e: unknown) => ctx.showError(e)));
+  const remove = deleteButton(
+    "Delete this task",
+    "Delete this task and its messages?",
+    async () => {
+      await ctx.client.tasks.remove(taskId);
+      ctx.navigate("#/tasks");
+    },
+    (e) => ctx.showError(e),
+  );
+  remove.id = "delete-task";
 
   const form = h(
     "form",
     { id: "message-form", class: "card" },
-    h("textarea", { name: "text", required: true, rows: 2, placeholder: "Write a message" }),
-    h("label", {}, "Attachments ", h("input", { type: "file", name: "files", multiple: true })),
+    labelled("Message", h("textarea", { name: "text", required: true, rows: 2 })),
+    labelled("Attachments", h("input", { type: "file", name: "files", multiple: true })),
     h("button", { type: "submit" }, "Send"),
   );
   form.addEventListener("submit", (event) => {
@@ -153,7 +157,7 @@ export const taskView: View = (ctx, root, params) => {
   root.append(
     h("p", {}, h("a", { href: "#/tasks" }, "← all tasks")),
     title,
-    h("div", { class: "toolbar" }, h("label", {}, "Status ", status), remove, h("span", { class: "spacer" }), ...radios, live),
+    h("div", { class: "toolbar" }, h("label", { for: "task-status" }, "Status"), status, remove, h("span", { class: "spacer" }), live),
     messages,
     form,
   );
@@ -161,6 +165,6 @@ export const taskView: View = (ctx, root, params) => {
     .get(taskId)
     .then(showTask)
     .catch((e: unknown) => ctx.showError(e));
-  connect("sse");
+  connect(getTransport());
   return disconnect;
 };

@@ -1,6 +1,7 @@
 import { TASK_STATUSES, type TaskView } from "@app/contracts";
 import type { View } from "../context.js";
 import { field, h, replace } from "../dom.js";
+import { formSummary, showIssues } from "../forms.js";
 import { taskHref } from "../router.js";
 
 function taskRow(task: TaskView): HTMLElement {
@@ -16,7 +17,7 @@ function taskRow(task: TaskView): HTMLElement {
 /** The task list (newest first, paged with the next cursor) and the create form. */
 export const tasksView: View = (ctx, root) => {
   const list = h("ul", { id: "task-list", class: "list" });
-  const more = h("button", { type: "button", id: "more-tasks", hidden: true }, "Load more");
+  const more = h("button", { type: "button", id: "more-tasks", class: "secondary", hidden: true }, "Load more");
   const empty = h("p", { id: "no-tasks", class: "muted", hidden: true }, "No tasks yet: create one above.");
   let cursor: string | null = null;
   let alive = true;
@@ -33,13 +34,31 @@ export const tasksView: View = (ctx, root) => {
   };
   more.addEventListener("click", () => void load(false).catch((e: unknown) => ctx.showError(e)));
 
-  const statusSelect = h("select", { name: "status" }, ...TASK_STATUSES.map((s) => h("option", { value: s }, s)));
+  const statusSelect = h(
+    "select",
+    { name: "status", "aria-label": "Status of the new task" },
+    ...TASK_STATUSES.map((s) => h("option", { value: s }, s)),
+  );
+  const issue = h("p", { class: "field-issue", id: "task-title-issue", "data-issue-for": "title" });
   const form = h(
     "form",
-    { id: "create-task", class: "card inline" },
-    h("input", { name: "title", placeholder: "New task title", required: true, maxlength: 500 }),
-    statusSelect,
-    h("button", { type: "submit" }, "Create task"),
+    { id: "create-task", class: "card", novalidate: true, "aria-label": "New task" },
+    h(
+      "div",
+      { class: "inline wrap" },
+      h("input", {
+        name: "title",
+        placeholder: "New task title",
+        "aria-label": "New task title",
+        "aria-describedby": issue.id,
+        required: true,
+        maxlength: 500,
+      }),
+      statusSelect,
+      h("button", { type: "submit" }, "Create task"),
+    ),
+    issue,
+    formSummary(),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -53,7 +72,7 @@ export const tasksView: View = (ctx, root) => {
         list.prepend(taskRow(task));
         empty.hidden = true;
       })
-      .catch((e: unknown) => ctx.showError(e));
+      .catch((e: unknown) => showIssues(form, e));
   });
 
   root.append(h("h1", {}, "Tasks"), form, empty, list, more);

@@ -17,7 +17,12 @@ function uploadRow(upload: UploadView): HTMLElement {
 export const uploadView: View = (ctx, root) => {
   const rows = h("tbody", { id: "uploads" });
   const button = h("button", { type: "submit" }, "Upload");
-  const form = h("form", { id: "upload-form", class: "card inline" }, h("input", { type: "file", name: "file", required: true }), button);
+  const form = h(
+    "form",
+    { id: "upload-form", class: "card inline wrap", "aria-label": "Upload a file" },
+    h("input", { type: "file", name: "file", required: true, "aria-label": "File to upload" }),
+    button,
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const [file] = files(form, "file");
@@ -44,7 +49,7 @@ export const uploadView: View = (ctx, root) => {
     h("h1", {}, "Upload a file"),
     h("p", { class: "muted" }, "Images, PDF, text, CSV or JSON, up to the service's size limit."),
     form,
-    table,
+    h("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": "Uploaded files" }, table),
   );
   return undefined;
 };

@@ -1,0 +1,36 @@
+import { ApiError } from "@app/client";
+import { ERROR_CODES } from "@app/contracts";
+import { describe, expect, it } from "vitest";
+import { describeError, GENERIC_SENTENCE, issueSentence, sentenceFor } from "./messages.js";
+
+describe("error sentences", () => {
+  it("has a sentence for every code the service can answer, and none of them shows the code", () => {
+    for (const code of ERROR_CODES) {
+      const sentence = sentenceFor(code);
+      expect(sentence, code).not.toBe(GENERIC_SENTENCE);
+      expect(sentence).not.toContain(code);
+    }
+  });
+
+  it("falls back to a generic sentence for unknown codes and non-API errors", () => {
+    expect(sentenceFor("brand_new_code")).toBe(GENERIC_SENTENCE);
+    expect(describeError(new Error("TypeError: x is undefined"))).toBe(GENERIC_SENTENCE);
+    expect(describeError(new ApiError(429, "rate_limited", "rate limit: 10/min"))).toBe("Too many attempts. Wait a moment and try again.");
+  });
+
+  it("keeps the service's own field sentences and rewrites zod's default wording", () => {
+    expect(issueSentence({ path: "password", message: "password must be at least 8 characters" })).toBe(
+      "password must be at least 8 characters",
+    );
+    expect(issueSentence({ path: "model", message: "Too small: expected string to have >=1 characters" })).toBe("model is required");
+    expect(issueSentence({ path: "oauth.clientId", message: "Too big: expected string to have <=500 characters" })).toBe(
+      "clientId must be at most 500 characters",
+    );
+    expect(issueSentence({ path: "maxTokens", message: "Invalid input: expected number, received undefined" })).toBe(
+      "maxTokens is required",
+    );
+    expect(issueSentence({ path: "role", message: 'Invalid option: expected one of "user"|"assistant"' })).toBe(
+      "role must be one of the listed choices",
+    );
+  });
+});

@@ -1,0 +1,86 @@
+import { ApiError } from "@app/client";
+import type { FieldIssue } from "@app/contracts";
+
+/**
+ * What a person reads for each error code (packages/contracts/src/errors.ts, plus the client's
+ * own codes from packages/client/src/errors.ts). Codes never reach the page themselves.
+ */
+const SENTENCES: Record<string, string> = {
+  bad_request: "The request could not be understood. Check what you entered and try again.",
+  invalid_token: "That link is invalid or has expired. Ask for a new one.",
+  invalid_password: "That password is not correct.",
+  invalid_json: "The request could not be understood. Reload the page and try again.",
+  validation_failed: "Some fields need attention.",
+  unauthorized: "Your session has ended. Sign in again.",
+  invalid_credentials: "That email and password do not match an account.",
+  missing_token: "Your session has ended. Sign in again.",
+  malformed_token: "Your session has ended. Sign in again.",
+  invalid_signature: "Your session has ended. Sign in again.",
+  token_expired: "Your session has expired. Sign in again.",
+  token_not_yet_valid: "Your session is not valid yet. Check your device's clock, then sign in again.",
+  invalid_claims: "Your session has ended. Sign in again.",
+  unknown_key: "Your session has ended. Sign in again.",
+  forbidden: "You do not have permission to do that.",
+  origin_not_allowed: "This site is not allowed to talk to the service.",
+  email_not_verified: "Confirm your email address first: follow the link in the message we sent you.",
+  not_found: "That item does not exist, or it is not yours.",
+  method_not_allowed: "That action is not available.",
+  conflict: "Someone else changed this in the meantime. Reload and try again.",
+  email_taken: "An account with that email already exists. Sign in instead.",
+  payload_too_large: "That is too large for the service to accept.",
+  unsupported_media_type: "That type of file is not accepted.",
+  rate_limited: "Too many attempts. Wait a moment and try again.",
+  internal_error: "Something went wrong on our side. Try again in a moment.",
+  service_unavailable: "The service is unavailable right now. Try again in a moment.",
+  jwks_unavailable: "The service is unavailable right now. Try again in a moment.",
+  mail_unavailable: "The email could not be sent right now. Try again in a moment.",
+  network_error: "The service cannot be reached. Check your connection and try again.",
+  invalid_response: "The service answered in a way this page does not understand. Reload and try again.",
+  aborted: "The request was stopped.",
+};
+
+/** Said when nothing better is known. */
+export const GENERIC_SENTENCE = "Something went wrong. Try again in a moment.";
+
+/** The sentence for an error code (a generic one for codes this page does not know). */
+export function sentenceFor(code: string): string {
+  return SENTENCES[code] ?? GENERIC_SENTENCE;
+}
+
+/** The sentence for anything thrown. */
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError) return sentenceFor(error.code);
+  return GENERIC_SENTENCE;
+}
+
+const field = (path: string) => path.split(".").pop() || "this field";
+
+/**
+ * A field problem as a sentence. The service's own messages are sentences already ("password
+ * must be at least 8 characters"); zod's default messages (schemas without a custom one) are
+ * rewritten from their wording, since the envelope carries only `path` and `message`.
+ */
+export function issueSentence(issue: FieldIssue): string {
+  const name = field(issue.path);
+  const m = issue.message;
+  let match = /^Too small: expected (string|array|number) to (?:have|be) >=?\s*(\d+)/i.exec(m);
+  if (match) {
+    const [, kind, n] = match;
+    if (kind === "string") return n === "1" ? `${name} is required` : `${name} must be at least ${n} characters`;
+    return kind === "array" ? `${name} needs at least ${n} items` : `${name} must be at least ${n}`;
+  }
+  match = /^Too big: expected (string|array|number) to (?:have|be) <=?\s*(\d+)/i.exec(m);
+  if (match) {
+    const [, kind, n] = match;
+    if (kind === "string") return `${name} must be at most ${n} characters`;
+    return kind === "array" ? `${name} can have at most ${n} items` : `${name} must be at most ${n}`;
+  }
+  if (/^Invalid input: expected \w+, received undefined/i.test(m)) return `${name} is required`;
+  if (/^Invalid input: expected/i.test(m)) return `${name} has the wrong type`;
+  if (/^Invalid (email|e-mail)/i.test(m)) return `${name} must be a valid email address`;
+  if (/^Invalid URL/i.test(m)) return `${name} must be a valid URL`;
+  if (/^Invalid option/i.test(m)) return `${name} must be one of the listed choices`;
+  if (/^Unrecognized key/i.test(m)) return "the form sent a field the service does not know";
+  if (/^Invalid/i.test(m)) return `${name} is not valid`;
+  return m;
+}

@@ -1,0 +1,53 @@
+import type { ProjectView } from "@app/contracts";
+import { deleteButton } from "../confirm.js";
+import type { View } from "../context.js";
+import { field, h } from "../dom.js";
+import { formSummary, labelled, onSubmit } from "../forms.js";
+import { pagedList } from "../paged-list.js";
+
+/** Projects: the list (newest first, "Load more"), a create form, delete after a confirmation. */
+export const projectsView: View = (ctx, root) => {
+  const list = pagedList<ProjectView>(ctx, {
+    id: "project-list",
+    empty: "No projects yet: create one above.",
+    load: (cursor) => ctx.client.projects.list({ limit: 20, ...(cursor ? { cursor } : {}) }),
+    row: (project) =>
+      h(
+        "li",
+        { class: "item", "data-id": project.id },
+        h(
+          "div",
+          { class: "grow" },
+          h("strong", {}, project.name),
+          project.description ? h("p", { class: "muted" }, project.description) : null,
+        ),
+        deleteButton(
+          `Delete project ${project.name}`,
+          `Delete the project “${project.name}”?`,
+          async () => {
+            await ctx.client.projects.remove(project.id);
+            list.remove(project.id);
+            ctx.showNotice(`Project “${project.name}” deleted.`);
+          },
+          (e) => ctx.showError(e),
+        ),
+      ),
+  });
+  const form = h(
+    "form",
+    { id: "create-project", class: "card", novalidate: true, "aria-label": "New project" },
+    labelled("Name", h("input", { name: "name", required: true, maxlength: 200, autocomplete: "off" })),
+    labelled("Description (optional)", h("textarea", { name: "description", rows: 2 })),
+    h("div", { class: "inline" }, h("button", { type: "submit" }, "Create project")),
+    formSummary(),
+  );
+  onSubmit(form, async () => {
+    const description = field(form, "description").trim();
+    const project = await ctx.client.projects.create({ name: field(form, "name"), ...(description ? { description } : {}) });
+    form.reset();
+    list.prepend(project);
+  });
+  root.append(h("h1", {}, "Projects"), form, list.element);
+  void list.reload();
+  return list.stop;
+};
