@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// `pnpm start`: builds the packages (turbo; cached after the first run) with a progress line,
-// then runs the launcher (dist/start.js) in its own process group. A terminal's Ctrl-C reaches
-// every process of the foreground group at once; here only this one gets it and passes one
-// signal on, so the launcher stops the services first and the embedded PostgreSQL last
-// (launch.ts) instead of PostgreSQL shutting down under draining services. The launcher's exit
-// code is this process's: 0 after a clean stop, so pnpm reports no failure.
+// `pnpm start`: builds what the stack runs (turbo; cached after the first run; not the test
+// tools) with a progress line, then runs the launcher (dist/start.js) in its own process group.
+// A terminal's Ctrl-C reaches every process of the foreground group at once; here only this one
+// gets it and passes one signal on, so the launcher stops the services first and the embedded
+// PostgreSQL last (launch.ts) instead of PostgreSQL shutting down under draining services. The
+// launcher's exit code is this process's: 0 after a clean stop, so pnpm reports no failure.
 // STACK_BUILD=off skips the build (the launcher's own tests build first).
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -19,10 +19,14 @@ const log = (line) => process.stdout.write(`stack    | ${line}\n`);
 async function build() {
   const started = performance.now();
   log("▸ build: compiling the packages (turbo; cached after the first run)");
-  const turbo = spawn(path.join(root, "node_modules/.bin/turbo"), ["run", "build", "--output-logs=errors-only"], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const turbo = spawn(
+    path.join(root, "node_modules/.bin/turbo"),
+    ["run", "build", "--filter=@app/stack...", "--filter=@app/web...", "--output-logs=errors-only"],
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   for (const stream of [turbo.stdout, turbo.stderr]) stream.on("data", (d) => (output += d.toString()));
   let stopped = false;

@@ -112,6 +112,9 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
         start(`identity-${i}`, ENTRY.identity, { PORT: String(p), AUTH_SECRET: options.authSecret }, `http://127.0.0.1:${p}/healthz`),
       );
     }
+    // The APIs fetch identity's signing keys as soon as they start (and pause after a failure):
+    // identity serves first.
+    await Promise.all(starting);
     for (let i = 1; i <= (options.apiInstances ?? 1); i += 1) {
       const p = await freePort();
       apiUrls.push(`http://127.0.0.1:${p}`);

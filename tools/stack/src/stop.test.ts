@@ -40,7 +40,7 @@ async function run(stop: (s: StartedStack) => void) {
   return stack;
 }
 
-describe("stopping pnpm start", () => {
+describe("stopping pnpm start", { timeout: 90_000 }, () => {
   it.each(["SIGINT", "SIGTERM"] as const)("%s to the pnpm pid stops everything; pnpm reports no failure", async (signal) => {
     const stack = await run((s) => kill(s.pnpm.pid as number, signal));
     expect(await stack.exited).toEqual({ code: 0, signal: null });

@@ -11,6 +11,13 @@ import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@app/db/embe
 import { ROOT } from "./paths.js";
 
 const log = (line: string) => process.stdout.write(`test     | ${line}\n`);
+
+// The Redis suites skip without REDIS_URL, which is right on a laptop and wrong in CI: there a
+// missing Redis would pass the run while the hardening tests never ran.
+if (process.env.CI === "true" && !process.env.REDIS_URL) {
+  log("CI=true but REDIS_URL is not set: the Redis suites would be skipped. Set REDIS_URL (e.g. redis://127.0.0.1:6379).");
+  process.exit(1);
+}
 const given = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
 let embedded: EmbeddedPostgresHandle | undefined;
 let tmp: string | undefined;
