@@ -125,13 +125,15 @@ export function createApp(deps: ApiDeps): ApiApp {
   const verifier = deps.verifier ?? verifierFromConfig(config, deps.now);
   const authenticate = createAuthenticate(verifier);
   const prisma = db.prisma;
+  const push = keySetPush(verifier, logger);
   const bus = new EventBus({
     databaseUrl: config.databaseUrl,
     prisma,
     logger,
     heartbeatMs: config.eventBusHeartbeatMs,
     heartbeatTimeoutMs: config.eventBusHeartbeatTimeoutMs,
-    ...keySetPush(verifier, logger),
+    channels: push.channels,
+    onReconnect: push.onReconnect,
   });
   const box = new SecretBox(config.dataEncryptionKey, "mcp-oauth-tokens");
   const store = new FileStore(config.uploadDir);
@@ -235,6 +237,7 @@ export function createApp(deps: ApiDeps): ApiApp {
       sse.closeAll(reason);
       ws.closeAll(reason);
       await bus.close();
+      push.close();
       caps.close();
       await capsRedis?.close();
       verifier.close();

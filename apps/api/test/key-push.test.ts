@@ -56,4 +56,17 @@ describe("key set push", () => {
     await eventually(async () => (await status(fresh)) === 200);
     expect(await status(old)).toBe(401);
   });
+
+  it("retries a refresh that failed after an announcement (identity announces before it answers)", async () => {
+    const { old, fresh, kid } = await replaceKey();
+    t.stub.failJwks(true);
+    const calls = t.stub.calls.jwks;
+    const payload = JSON.stringify({ event: "created", kids: [kid] });
+    await t.db.prisma.$executeRaw`SELECT pg_notify(${KEY_SET_CHANNEL}, ${payload})`;
+    await eventually(() => t.stub.calls.jwks > calls + 1);
+    expect(await status(fresh)).toBe(401);
+    t.stub.failJwks(false);
+    await eventually(async () => (await status(fresh)) === 200, 10_000);
+    expect(await status(old)).toBe(401);
+  });
 });
