@@ -12,7 +12,7 @@ import { type Cluster, Service, startCluster } from "./cluster.js";
 // once, closes the held ones at HEADERS_TIMEOUT_MS, and keeps serving every other address.
 const FLOOD = 500;
 const PER_IP = 256;
-const HEADERS_TIMEOUT_MS = 5_000;
+const HEADERS_TIMEOUT_MS = 10_000;
 
 let database: TestDatabase;
 let cluster: Cluster;
@@ -83,9 +83,9 @@ describe("connection flood from one address", () => {
     const flood = Array.from({ length: FLOOD }, () => halfSent(port));
 
     // Past the cap: a 503 with `connection: close`, then closed, long before the head timeout.
-    await waitFor("refused connections closed", async () => flood.filter((c) => c.closed()).length >= FLOOD - PER_IP, 4_000, 50);
+    await waitFor("refused connections closed", async () => flood.filter((c) => c.closed()).length >= FLOOD - PER_IP, 6_000, 50);
     await new Promise((r) => setTimeout(r, 300));
-    expect(Date.now() - started).toBeLessThan(HEADERS_TIMEOUT_MS);
+    expect(Date.now() - started).toBeLessThan(HEADERS_TIMEOUT_MS - 2_000);
     const refused = flood.filter((c) => c.closed());
     // The start-up health check's keep-alive connection may still hold one place.
     expect(FLOOD - refused.length).toBeLessThanOrEqual(PER_IP);
