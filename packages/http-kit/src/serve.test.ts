@@ -1,7 +1,7 @@
 import http, { type Server } from "node:http";
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { limitConnections, loadServerLimits, SERVICE_LIMITS, type ServerLimits, serverOptions } from "./serve.js";
+import { addressKey, limitConnections, loadServerLimits, SERVICE_LIMITS, type ServerLimits, serverOptions } from "./serve.js";
 
 const servers: Server[] = [];
 const sockets: net.Socket[] = [];
@@ -117,6 +117,18 @@ describe("server limits", () => {
     const extra = open(port, HALF, "127.0.0.5");
     expect(await within(extra.closed, 5_000)).toBe(true);
     expect(extra.received()).toBe("");
+  });
+});
+
+describe("addressKey", () => {
+  it("counts IPv4 addresses one by one and IPv6 addresses per /64", () => {
+    expect(addressKey("203.0.113.7")).toBe("203.0.113.7");
+    expect(addressKey("::ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(addressKey("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(addressKey("2001:db8:1:2:bbbb:cccc:dddd:eeee")).toBe("2001:db8:1:2::/64");
+    expect(addressKey("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(addressKey("::1")).toBe("0:0:0:0::/64");
+    expect(addressKey("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
   });
 });
 

@@ -24,7 +24,7 @@ export interface ServerLimits {
   maxHeadersCount: number;
   /** Open connections of the whole server (`MAX_CONNECTIONS`); further ones are closed at once. */
   maxConnections: number;
-  /** Open connections per client address (`MAX_CONNECTIONS_PER_IP`; 0 = no per-address cap). */
+  /** Open connections per client address, IPv6 per /64 (`MAX_CONNECTIONS_PER_IP`; 0 = no per-address cap). */
   maxConnectionsPerIp: number;
 }
 
@@ -106,6 +106,25 @@ const BUSY = [
   BUSY_BODY,
 ].join("\r\n");
 
+/**
+ * The unit the per-address cap counts: an IPv4 address (IPv4-mapped IPv6 included), or the /64
+ * prefix of an IPv6 address, since one IPv6 client usually holds a whole /64.
+ */
+export function addressKey(ip: string): string {
+  const address = ip.split("%")[0] ?? ip; // no zone index
+  if (!address.includes(":")) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return mapped[1];
+  const [head = "", tail] = address.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g || "0", 16).toString(16))
+    .join(":")}::/64`;
+}
+
 /** True for a connection refused by the per-address cap: its requests must not be served. */
 export function isRefusedConnection(socket: Socket): boolean {
   return (socket as Socket & { [REFUSED]?: boolean })[REFUSED] === true;
@@ -136,7 +155,7 @@ export function limitConnections(server: Server, limits: ServerLimits, logger?: 
   const open = new Map<string, number>();
   // Prepended so the count is taken before Node's HTTP parser starts reading the connection.
   server.prependListener("connection", (socket: Socket) => {
-    const ip = socket.remoteAddress ?? "unknown";
+    const ip = addressKey(socket.remoteAddress ?? "unknown");
     const held = open.get(ip) ?? 0;
     if (held >= limits.maxConnectionsPerIp) {
       (socket as Socket & { [REFUSED]?: boolean })[REFUSED] = true;
