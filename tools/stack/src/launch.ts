@@ -1,5 +1,5 @@
 import { freePort } from "@app/db/embedded";
-import { ENTRY } from "./paths.js";
+import { ENTRY, VITE, WEB_DIR } from "./paths.js";
 import { type ServiceProcess, startProcess, waitHealthy } from "./processes.js";
 import { type RestartPolicy, type Supervised, supervise } from "./supervise.js";
 
@@ -23,14 +23,22 @@ export interface StackOptions {
   /**
    * Also serve the web app (apps/web) on its own origin `http://localhost:<port>` (0: a free
    * port), pointed at the base URL; that origin is added to CORS_ORIGINS of identity and API.
+   * `dev`: Vite's dev server (hot reload, `pnpm dev`) instead of the built app's static server.
    */
-  web?: { port: number };
+  web?: { port: number; dev?: boolean };
   /** Restart a crashed service with backoff (`pnpm start`); without it any exit ends `firstExit`. */
   restart?: RestartPolicy;
   /** Called with every service process spawned, restarts included (start.ts records their pids). */
   onSpawn?: (proc: ServiceProcess) => void;
   /** Launcher messages (restarts). */
   log?: (line: string) => void;
+}
+
+/** How `start` spawns a service other than `node <entry>` alone. */
+interface SpawnExtra {
+  args?: string[];
+  cwd?: string;
+  anyAnswer?: boolean;
 }
 
 /** A running stack. */
@@ -46,6 +54,8 @@ export interface RunningStack {
   firstExit: Promise<ServiceProcess>;
   /** Why `firstExit` resolved ("exited unexpectedly (code 1)", "crashed 5 times …"). */
   exitReason: Promise<string>;
+  /** Restarts the named services with fresh processes (`pnpm dev` after a rebuild). */
+  restart(names: (name: string) => boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -72,15 +82,18 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
   const processes: ServiceProcess[] = [];
   const identityUrls: string[] = [];
   const apiUrls: string[] = [];
-  const start = (name: string, entry: string, env: Record<string, string>, healthUrl: string): Promise<void> => {
+  const start = (name: string, entry: string, env: Record<string, string>, healthUrl: string, extra: SpawnExtra = {}): Promise<void> => {
     const index = processes.length;
-    const healthy = (proc: ServiceProcess) => waitHealthy(healthUrl, proc);
+    // Vite has no /healthz echoing STACK_INSTANCE_ID: any answer of the dev server will do.
+    const healthy = (proc: ServiceProcess) => waitHealthy(healthUrl, extra.anyAnswer ? { ...proc, instance: undefined } : proc);
     const service = supervise(name, {
       spawn: () =>
         startProcess({
           name,
           entry,
           env: { ...shared, ...env, ...options.envFor?.(name) },
+          ...(extra.args ? { args: extra.args } : {}),
+          ...(extra.cwd ? { cwd: extra.cwd } : {}),
           ...(options.onLine ? { onLine: options.onLine } : {}),
         }),
       healthy,
@@ -137,7 +150,15 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
       ),
     );
     if (webPort !== undefined) {
-      starting.push(start("web", ENTRY.web, { PORT: String(webPort), API_BASE_URL: baseUrl }, `http://127.0.0.1:${webPort}/healthz`));
+      starting.push(
+        options.web?.dev
+          ? start("web", VITE, { VITE_API_BASE_URL: baseUrl }, `http://127.0.0.1:${webPort}/`, {
+              args: ["--port", String(webPort), "--strictPort", "--host", "127.0.0.1", "--clearScreen", "false"],
+              cwd: WEB_DIR,
+              anyAnswer: true,
+            })
+          : start("web", ENTRY.web, { PORT: String(webPort), API_BASE_URL: baseUrl }, `http://127.0.0.1:${webPort}/healthz`),
+      );
     }
     await Promise.all(starting);
   } catch (error) {
@@ -153,6 +174,9 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     processes,
     firstExit: gaveUp.then((g) => g.proc),
     exitReason: gaveUp.then((g) => g.reason),
+    restart: async (names) => {
+      await Promise.all(services.filter((s) => names(s.name)).map((s) => s.restart()));
+    },
     stop,
   };
 }

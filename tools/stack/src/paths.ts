@@ -26,3 +26,7 @@ export const ENTRY = {
 
 /** Preloaded into each service: it stops itself when its parent dies (see watch-parent.ts). */
 export const WATCH_PARENT = path.join(ROOT, "tools/stack/dist/watch-parent.js");
+
+/** The web app's folder and its Vite command line (`pnpm dev`). */
+export const WEB_DIR = path.join(ROOT, "apps/web");
+export const VITE = path.join(WEB_DIR, "node_modules/vite/bin/vite.js");

@@ -20,6 +20,10 @@ export interface StartOptions {
   name: string;
   entry: string;
   env: NodeJS.ProcessEnv;
+  /** Arguments after the entry (default none). */
+  args?: string[];
+  /** Working directory (default this process's). */
+  cwd?: string;
   /** Receives each output line (default: written to this process's stdout, prefixed). */
   onLine?: (name: string, line: string) => void;
 }
@@ -59,7 +63,8 @@ export async function stopAll(graceMs = 10_000): Promise<void> {
  */
 export function startProcess(options: StartOptions): ServiceProcess {
   const instance = randomUUID();
-  const child = spawn(process.execPath, ["--import", WATCH_PARENT, options.entry], {
+  const child = spawn(process.execPath, ["--import", WATCH_PARENT, options.entry, ...(options.args ?? [])], {
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     env: { ...options.env, STACK_INSTANCE_ID: instance },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

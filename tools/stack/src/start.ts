@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrate } from "@app/db/migrate";
 import { databaseEnvFor, openStackDatabase, type StackDatabase, serviceDatabaseUrls } from "./database.js";
+import { type DevLoop, startDevLoop } from "./dev.js";
 import { launchStack, type RunningStack } from "./launch.js";
 import { onStopRequest } from "./lifecycle.js";
 import { DATA_DIR } from "./paths.js";
@@ -24,12 +25,16 @@ let databaseStarting: Promise<StackDatabase> | undefined;
 let stack: RunningStack | undefined;
 let record: StackRecord | undefined;
 let reaper: number | undefined;
+let devLoop: DevLoop | undefined;
+/** `pnpm dev` (bin/dev.mjs): rebuild and restart on change, the web app on Vite's dev server. */
+const DEV = process.env.STACK_DEV === "1";
 let stopping = false;
 
 async function shutdown(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
     log("stopping: services first, the database last");
+    devLoop?.stop();
     await stack?.stop().catch(() => undefined);
     await stopAll(3_000).catch(() => undefined); // children of a launch still in progress
     const db = database ?? (await databaseStarting?.catch(() => undefined));
@@ -119,8 +124,9 @@ try {
     dataEncryptionKey: process.env.DATA_ENCRYPTION_KEY ?? secrets.dataEncryptionKey,
     ...(process.env.BASE_URL ? { baseUrl: process.env.BASE_URL } : {}),
     env: { UPLOAD_DIR: process.env.UPLOAD_DIR ?? `${DATA_DIR}/uploads` },
-    ...(webPort === undefined ? {} : { web: { port: webPort } }),
-    restart: DEFAULT_RESTART,
+    ...(webPort === undefined ? {} : { web: { port: webPort, dev: DEV } }),
+    // In development a broken edit crashes a service until the next one: never give up there.
+    restart: DEV ? { ...DEFAULT_RESTART, maxCrashes: Number.POSITIVE_INFINITY } : DEFAULT_RESTART,
     onSpawn: (proc) => {
       if (!record || proc.child.pid === undefined) return;
       record.services[proc.name] = recorded(proc.child.pid);
@@ -129,6 +135,12 @@ try {
     log,
   });
   done("serving");
+  if (DEV) {
+    devLoop = startDevLoop(stack, log);
+    if (record && devLoop.turbo.pid) record.services["turbo-watch"] = recorded(devLoop.turbo.pid);
+    save();
+    log("development loop: services restart when their code is rebuilt; the web app hot-reloads");
+  }
 } catch (error) {
   if (!stopping) {
     if (error instanceof PortTakenError || (error as StackInUseError).code === "stack_in_use") {

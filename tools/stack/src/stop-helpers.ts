@@ -31,17 +31,17 @@ export async function within(ms: number, check: () => boolean | Promise<boolean>
 }
 
 /**
- * Runs `pnpm start` literally (the root script) on free ports and `dataDir`, in its own process
+ * Runs `pnpm start` (or `script`) literally (the root script) on free ports and `dataDir`, in its own process
  * group (like a terminal's foreground job), and waits for `ready:`. The build is the caller's:
  * STACK_BUILD=off.
  */
-export async function startStack(dataDir: string, extra: Record<string, string> = {}): Promise<StartedStack> {
+export async function startStack(dataDir: string, extra: Record<string, string> = {}, script = "start"): Promise<StartedStack> {
   const ports = { PORT: await freePort(), EMBEDDED_PG_PORT: await freePort() };
   const env: NodeJS.ProcessEnv = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
   Object.assign(env, { WEB_PORT: "off", STACK_DATA_DIR: dataDir, STACK_BUILD: "off", ...extra });
   // A developer's machine: no database URL, and none of the variables vitest injects (BASE_URL=/ ...).
   for (const name of ["DATABASE_URL", "TEST_DATABASE_URL", "BASE_URL", "MODE", "DEV", "PROD", "SSR"]) delete env[name];
-  const pnpm = spawn("pnpm", ["start"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const pnpm = spawn("pnpm", [script], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   for (const stream of [pnpm.stdout, pnpm.stderr]) stream.on("data", (d: Buffer) => (output += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

@@ -19,6 +19,8 @@ export interface Supervised {
   readonly current: ServiceProcess;
   /** Resolves when the service exited and is not restarted (no policy, or it kept crashing). */
   readonly gaveUp: Promise<{ proc: ServiceProcess; reason: string }>;
+  /** Replaces the running process with a fresh one (new code, `pnpm dev`); not a crash. */
+  restart(): Promise<void>;
   /** Stops it for good (SIGTERM, SIGKILL after `graceMs`). */
   stop(graceMs?: number): Promise<void>;
 }
@@ -47,9 +49,21 @@ export function supervise(name: string, options: SuperviseOptions): Supervised {
   const gaveUp = new Promise<{ proc: ServiceProcess; reason: string }>((resolve) => {
     giveUp = resolve;
   });
+  const replaced = new WeakSet<ServiceProcess>();
+  const respawn = async () => {
+    const next = options.spawn();
+    current = next;
+    options.onSpawn?.(next);
+    watch(next);
+    await options.healthy(next).then(
+      () => options.log?.(`${name} restarted and healthy`),
+      // A restart that never serves is killed; its exit counts as another crash in watch().
+      () => next.child.kill("SIGKILL"),
+    );
+  };
   const watch = (proc: ServiceProcess) => {
     void proc.exited.then(async (code) => {
-      if (stopping) return;
+      if (stopping || replaced.has(proc)) return;
       const how = code === null ? `signal ${proc.child.signalCode}` : `code ${code}`;
       const policy = options.policy;
       if (!policy) return giveUp({ proc, reason: `exited unexpectedly (${how})` });
@@ -63,15 +77,7 @@ export function supervise(name: string, options: SuperviseOptions): Supervised {
       options.log?.(`${name} exited (${how}); restarting in ${delay / 1000} s`);
       await new Promise((r) => setTimeout(r, delay));
       if (stopping) return;
-      const next = options.spawn();
-      current = next;
-      options.onSpawn?.(next);
-      watch(next);
-      await options.healthy(next).then(
-        () => options.log?.(`${name} restarted and healthy`),
-        // A restart that never serves is killed; its exit counts as another crash in watch().
-        () => next.child.kill("SIGKILL"),
-      );
+      await respawn();
     });
   };
   watch(current);
@@ -81,6 +87,12 @@ export function supervise(name: string, options: SuperviseOptions): Supervised {
       return current;
     },
     gaveUp,
+    async restart() {
+      if (stopping) return;
+      replaced.add(current);
+      await stopProcess(current, 5_000);
+      if (!stopping) await respawn();
+    },
     async stop(graceMs = 10_000) {
       stopping = true;
       await stopProcess(current, graceMs);
