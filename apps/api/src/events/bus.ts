@@ -3,59 +3,15 @@ import type { Prisma, PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type pg from "pg";
 import type { Logger } from "pino";
+import type { Announcement, EventBusOptions, TaskListener, Waiter } from "./bus-types.js";
 import { eventView } from "./event-json.js";
 import { EVENT_BUS_APPLICATION_NAME, endClient, listenClient, probeConnection } from "./listen-connection.js";
 
+export type { EventBusOptions, TaskListener };
 export { EVENT_BUS_APPLICATION_NAME };
 
 /** The PostgreSQL channel task events are announced on. */
 export const TASK_EVENTS_CHANNEL = "task_events";
-
-/** What a NOTIFY carries: only the event id (stored events) or a tiny ephemeral event. */
-interface Announcement {
-  id?: string;
-  taskId: string;
-  userId: string;
-  type?: TaskEventType;
-  data?: unknown;
-}
-
-/** A local listener of one task's events. */
-export interface TaskListener {
-  userId: string;
-  onEvent(event: TaskEventView): void;
-  /** Called after the LISTEN connection was re-established: events may have been missed. */
-  onResync(): void;
-}
-
-/** Options of {@link EventBus}. */
-export interface EventBusOptions {
-  databaseUrl: string;
-  prisma: PrismaClient;
-  logger: Logger;
-  channel?: string;
-  /** How long a subscriber waits for the LISTEN connection (default 5 s), then 503. */
-  readyTimeoutMs?: number;
-  /** Backoff bounds of reconnects (default 250 ms .. 10 s). */
-  minBackoffMs?: number;
-  maxBackoffMs?: number;
-  /**
-   * Liveness probe of the LISTEN connection: a `SELECT 1` this often (default 30 s) that must
-   * answer within `heartbeatTimeoutMs` (default 5 s), else the connection is dropped and rebuilt.
-   * A connection that died silently (no FIN: a NAT or a failover) would otherwise never notify again.
-   */
-  heartbeatMs?: number;
-  heartbeatTimeoutMs?: number;
-  /** More channels LISTENed on the same connection, each with its handler of a notification's payload. */
-  channels?: Record<string, (payload: string) => void>;
-  /** Called each time the LISTEN connection is re-established (notifications may have been missed). */
-  onReconnect?: () => void;
-}
-
-interface Waiter {
-  resolve(): void;
-  reject(error: Error): void;
-}
 
 /**
  * Cross-instance fan-out of task events through PostgreSQL LISTEN/NOTIFY, no other
