@@ -38,8 +38,11 @@ async function build() {
   for (const s of signals) process.on(s, stop);
   const ppid = process.ppid;
   const watch = setInterval(() => process.ppid !== ppid && stop(), 300);
+  // A first build takes a while: say so now and then instead of sitting silent.
+  const ticker = setInterval(() => log(`  build: still compiling (${((performance.now() - started) / 1000).toFixed(0)} s)`), 10_000);
   const code = await new Promise((resolve) => turbo.once("exit", (c) => resolve(c ?? 1)));
   clearInterval(watch);
+  clearInterval(ticker);
   for (const s of signals) process.removeListener(s, stop);
   if (stopped) {
     log("stopped during the build");
@@ -61,6 +64,8 @@ async function build() {
 async function launch() {
   const launcher = spawn(process.execPath, [path.join(root, "tools/stack/dist/start.js")], {
     stdio: ["ignore", "inherit", "inherit"],
+    // The launcher's "since start" counts from here, the build included (progress.ts).
+    env: { ...process.env, STACK_STARTED_AT: String(Math.round(performance.timeOrigin)) },
     detached: true,
   });
   const pass = (signal) => () => launcher.kill(signal);

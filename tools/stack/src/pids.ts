@@ -1,14 +1,25 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
-/** True while a process with this pid exists. */
+/** A process that exited but was not reaped yet (its parent died and init is slow to reap). */
+function isZombie(pid: number): boolean {
+  try {
+    // `pid (comm) S ...`: the state follows the last ")" (comm may contain spaces).
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** True while a process with this pid runs (an exited, unreaped one does not). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  return !isZombie(pid);
 }
 
 /** The command line of `pid` ("" when gone); /proc on Linux, `ps` elsewhere. */

@@ -7,8 +7,11 @@ export const log = (line: string) => {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-/** Time since this process started (the build phase runs in it too, see bin/start.mjs). */
-export const elapsed = () => seconds(performance.now());
+/** When `pnpm start` began: bin/start.mjs passes its own start (the build came first). */
+const startedAt = Number(process.env.STACK_STARTED_AT) || performance.timeOrigin;
+
+/** Time since `pnpm start` began. */
+export const elapsed = () => seconds(Date.now() - startedAt);
 
 /**
  * Prints `▸ <phase>: <what>` now and returns a function that prints `✓ <phase>: <result>` with
