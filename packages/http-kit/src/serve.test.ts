@@ -33,6 +33,12 @@ async function start(overrides: Partial<ServerLimits>): Promise<number> {
     req.resume();
     req.on("end", () => res.end("ok"));
   });
+  // An upgraded connection that echoes what it receives (a WebSocket stands in for this).
+  server.on("upgrade", (_req, socket: net.Socket) => {
+    socket.write("HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: echo\r\n\r\n");
+    socket.on("data", (d: Buffer) => socket.write(d));
+    socket.on("end", () => socket.end());
+  });
   limitConnections(server, limits);
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -81,6 +87,15 @@ describe("server limits", () => {
         .on("error", reject);
     });
     expect(body.match(/data: \d+/g)).toHaveLength(6); // 1.2 s of stream, past the 0.4 s request timeout
+  });
+
+  it("does not cut an upgraded connection at the request timeout", async () => {
+    const port = await start({ headersTimeoutMs: 200, requestTimeoutMs: 400 });
+    const upgraded = open(port, "GET / HTTP/1.1\r\nhost: x\r\nconnection: upgrade\r\nupgrade: echo\r\n\r\n");
+    await new Promise((r) => setTimeout(r, 1_200)); // three request timeouts
+    upgraded.socket.write("still here");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(upgraded.received()).toMatch(/^HTTP\/1\.1 101 [\s\S]*\r\n\r\nstill here$/);
   });
 
   it("answers 408 to a body still arriving at the request timeout", async () => {
