@@ -45,7 +45,7 @@ export async function startE2eStack(env: Record<string, string> = {}): Promise<E
       dataEncryptionKey: randomBytes(32).toString("base64url"),
       env: { LOG_LEVEL: "warn", UPLOAD_DIR: uploads, ...env },
       // Each service as its own database role, as in production (docs/database-roles.md).
-      envFor: (name) =>
+      envFor: (name): Record<string, string> =>
         name.startsWith("identity")
           ? { DATABASE_URL: database.identityUrl }
           : name.startsWith("api")
@@ -93,7 +93,7 @@ export async function openBrowser(): Promise<{ browser: Browser; context: Browse
     ],
     timeout: 60_000,
   });
-  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(WAIT_MS);
   const page = await context.newPage();
   return { browser, context, page };

@@ -11,6 +11,7 @@ import {
   storedToken,
   TEST_MS,
 } from "./harness.js";
+import { checkPage } from "./page-checks.js";
 
 let env: E2eStack;
 let browser: Browser;
@@ -67,6 +68,7 @@ describe("the web app against the real services", { timeout: TEST_MS }, () => {
     taskId = (await page.locator("#task-list li.task").last().getAttribute("data-task-id")) ?? "";
     expect(taskId).not.toBe("");
     await screenshot(page, "03-tasks");
+    await checkPage(page, "tasks with items");
   });
 
   it("shows a task's messages arriving live over SSE, attachments included", async () => {
@@ -85,10 +87,15 @@ describe("the web app against the real services", { timeout: TEST_MS }, () => {
     expect(await messageTexts()).toEqual(["posted from elsewhere", "with a file"]);
     expect(sockets).toEqual([]);
     await screenshot(page, "04-task-live-sse");
+    await checkPage(page, "task", "task");
   });
 
-  it("switches to the WebSocket (?token=), replays the log and keeps receiving live", async () => {
+  it("switches to the WebSocket (?token=) in Settings > Developer, replays the log and keeps receiving live", async () => {
+    const taskUrl = page.url();
+    await page.locator("#nav-settings").click();
+    await page.locator("#developer-settings summary").click();
     await page.locator("#transport-ws").check();
+    await page.goto(taskUrl);
     await page.locator("#live-status[data-state=live]").waitFor();
     expect(await page.locator("#live-status").textContent()).toBe("live (WebSocket)");
     expect(sockets).toHaveLength(1);
@@ -117,6 +124,7 @@ describe("the web app against the real services", { timeout: TEST_MS }, () => {
     await row.waitFor();
     expect(await row.locator("td").allTextContents()).toEqual(["data.csv", "text/csv", "8 B", expect.stringMatching(/^[0-9a-f]{16}$/)]);
     await screenshot(page, "06-upload");
+    await checkPage(page, "upload", "upload");
   });
 
   it("streams a text generation", async () => {
@@ -125,18 +133,25 @@ describe("the web app against the real services", { timeout: TEST_MS }, () => {
     await page.locator("#generate-form button[type=submit]").click();
     await page.locator("#generate-status[data-state=done]").waitFor();
     expect(await page.locator("#generate-output").textContent()).toBe("Local echo: hello from the browser");
-    expect(await page.locator("#generate-status").textContent()).toBe("done (provider local, stop)");
+    expect(await page.locator("#generate-status").textContent()).toBe("Done.");
+    expect(await page.locator("#generate-provider").textContent()).toBe("Answered by the “local” provider.");
     await screenshot(page, "07-generate");
+    await checkPage(page, "generate", "generate");
   });
 
-  it("the admin page: refused for a plain user, users and roles for an admin", async () => {
-    await page.locator("#nav-admin").click();
+  it("the admin page: no link and refused for a plain user; users and roles (from a select) for an admin", async () => {
+    expect(await page.locator("#nav-admin").count()).toBe(0);
+    await page.goto(`${env.webUrl}/#/admin`);
     await page.locator("#admin-forbidden").waitFor();
+    await checkPage(page, "admin refused");
     await grantRole(env.database.url, email, "admin");
     await page.reload();
-    const row = page.locator("#admin-users tr", { hasText: email });
+    await page.locator("#nav-admin").waitFor();
+    const row = page.locator("#admin-users li", { hasText: email });
     await row.waitFor();
-    expect(await row.locator("td.roles").textContent()).toBe("admin");
+    expect(await row.locator(".roles").textContent()).toBe("admin");
+    const select = row.locator("select[name=roles]");
+    expect(await select.evaluate((s: HTMLSelectElement) => [...s.selectedOptions].map((o) => o.value))).toEqual(["admin"]);
     await screenshot(page, "08-admin");
   });
 

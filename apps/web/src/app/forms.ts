@@ -43,7 +43,7 @@ export function clearIssues(form: HTMLElement): void {
  * to its field (focus goes to the first one), and one plain sentence in the form's summary line
  * for the rest. Codes never appear.
  */
-export function showIssues(form: HTMLElement, error: unknown): void {
+export function showIssues(form: HTMLElement, error: unknown, overrides: Record<string, string> = {}): void {
   clearIssues(form);
   const summary = form.querySelector<HTMLElement>(".form-error");
   const leftovers: string[] = [];
@@ -64,7 +64,8 @@ export function showIssues(form: HTMLElement, error: unknown): void {
     first ??= control;
   }
   const hasFieldIssues = first !== null;
-  const text = leftovers.length ? leftovers.join("; ") : hasFieldIssues ? "" : describeError(error);
+  const override = error instanceof ApiError ? overrides[error.code] : undefined;
+  const text = leftovers.length ? leftovers.join("; ") : hasFieldIssues ? "" : (override ?? describeError(error));
   if (summary) summary.textContent = hasFieldIssues && !leftovers.length ? "Check the highlighted fields." : text;
   first?.focus();
 }
@@ -76,16 +77,17 @@ export function formSummary(): HTMLElement {
 
 /**
  * Wires a form's submit: disables the submit button while `run` works, clears old problems, and
- * shows a failure on the form itself (see {@link showIssues}).
+ * shows a failure on the form itself (see {@link showIssues}; `overrides` are this form's own
+ * sentences for some codes).
  */
-export function onSubmit(form: HTMLFormElement, run: () => Promise<void>): void {
+export function onSubmit(form: HTMLFormElement, run: () => Promise<void>, overrides: Record<string, string> = {}): void {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const buttons = [...form.querySelectorAll<HTMLButtonElement>("button[type=submit]")];
     for (const b of buttons) b.disabled = true;
     clearIssues(form);
     run()
-      .catch((error: unknown) => showIssues(form, error))
+      .catch((error: unknown) => showIssues(form, error, overrides))
       .finally(() => {
         for (const b of buttons) b.disabled = false;
       });

@@ -7,6 +7,16 @@ function input(name: string, type: string, autocomplete: string): HTMLInputEleme
   return h("input", { name, type, required: true, autocomplete });
 }
 
+/**
+ * What the sign-in forms say for codes whose general sentence would mislead here: without a
+ * readable `set-auth-jwt` (packages/client/src/auth.ts) the sign-in cannot finish, and only
+ * whoever runs the service can fix it.
+ */
+const SIGN_IN_SENTENCES: Record<string, string> = {
+  missing_token:
+    "Signing in could not finish: the service does not let this site read the sign-in token. Whoever runs the service must list set-auth-jwt among its exposed CORS headers.",
+};
+
 /** A credentials form: labelled fields, problems shown next to them (see forms.ts). */
 function authForm(id: string, title: string, fields: HTMLElement[], submit: (form: HTMLFormElement) => Promise<void>): HTMLFormElement {
   const headingId = `${id}-title`;
@@ -18,7 +28,7 @@ function authForm(id: string, title: string, fields: HTMLElement[], submit: (for
     h("button", { type: "submit" }, title),
     formSummary(),
   );
-  onSubmit(form, () => submit(form));
+  onSubmit(form, () => submit(form), SIGN_IN_SENTENCES);
   return form;
 }
 
