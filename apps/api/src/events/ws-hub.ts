@@ -18,6 +18,11 @@ export const WS_PING_MS = 30_000;
 /** Unsent bytes a socket may hold before it is closed as too slow (1 MiB). */
 export const WS_MAX_BUFFERED_BYTES = 1024 * 1024;
 
+/** A paced catch-up re-checks the socket's unsent bytes this often. */
+const PACE_POLL_MS = 50;
+/** A reader that takes in nothing this long during a paced catch-up is closed as too slow. */
+export const WS_SLOW_READER_GRACE_MS = 10_000;
+
 /** Close code and reason sent to every socket on shutdown. */
 export const SHUTDOWN_CLOSE = { code: 1001, reason: "server shutting down" } as const;
 /** Close code and reason when the bearer token's `exp` passes. */
@@ -45,6 +50,8 @@ export interface WsHubDeps {
 interface Slot {
   feed: TaskFeed | undefined;
   released: boolean;
+  /** Aborted when the slot is let go: stops its catch-up. */
+  left: AbortController;
   /** Settles once the subscribe finished (true when the feed is live). */
   ready: Promise<boolean>;
 }
@@ -54,6 +61,8 @@ interface Session {
   auth: AuthUser;
   slots: Map<string, Slot>;
   send(message: WsServerMessage | Buffer): void;
+  /** Sends once the socket holds at most the budget unsent (a catch-up paced by its reader). */
+  sendPaced(message: Buffer): Promise<void>;
   readonly closed: boolean;
 }
 
@@ -83,6 +92,9 @@ export class WsHub {
   accept(ws: WebSocket, auth: AuthUser): void {
     const context = { requestId: randomUUID(), userId: auth.userId };
     let closed = false;
+    // Catch-ups being paced: meanwhile the buffer sits near the budget by design, so live sends
+    // do not count as slow; a reader that takes nothing for the grace period is cut instead.
+    let pacing = 0;
     const session: Session = {
       auth,
       slots: new Map(),
@@ -93,7 +105,23 @@ export class WsHub {
         if (ws.readyState !== ws.OPEN) return;
         if (Buffer.isBuffer(message)) ws.send(message, { binary: false });
         else ws.send(JSON.stringify(message));
-        if (ws.bufferedAmount > this.#maxBuffered) ws.close(SLOW_CLOSE.code, SLOW_CLOSE.reason);
+        if (pacing === 0 && ws.bufferedAmount > this.#maxBuffered) ws.close(SLOW_CLOSE.code, SLOW_CLOSE.reason);
+      },
+      sendPaced: async (message) => {
+        pacing += 1;
+        try {
+          let since = Date.now();
+          let before = ws.bufferedAmount;
+          while (ws.readyState === ws.OPEN && ws.bufferedAmount > this.#maxBuffered) {
+            await new Promise((r) => setTimeout(r, PACE_POLL_MS));
+            if (ws.bufferedAmount < before) since = Date.now();
+            before = ws.bufferedAmount;
+            if (Date.now() - since > WS_SLOW_READER_GRACE_MS) return void ws.close(SLOW_CLOSE.code, SLOW_CLOSE.reason);
+          }
+          if (ws.readyState === ws.OPEN) ws.send(message, { binary: false });
+        } finally {
+          pacing -= 1;
+        }
       },
     };
     let alive = true;
@@ -163,7 +191,12 @@ export class WsHub {
     // Reserve the slot before the first await: concurrent subscribes, an unsubscribe or the
     // socket's close all see it, and whatever feed this opens is closed if the slot is let go.
     let settle: (live: boolean) => void = () => undefined;
-    const slot: Slot = { feed: undefined, released: false, ready: new Promise((resolve) => (settle = resolve)) };
+    const slot: Slot = {
+      feed: undefined,
+      released: false,
+      left: new AbortController(),
+      ready: new Promise((resolve) => (settle = resolve)),
+    };
     s.slots.set(msg.taskId, slot);
     try {
       const live = await this.#subscribe(s, slot, msg);
@@ -185,39 +218,38 @@ export class WsHub {
       return false;
     }
     if (gone()) return false;
-    const early: TaskEventView[] = [];
-    let resync: WsServerMessage | undefined;
+    // "subscribed" goes out once the listener is in place, before the backlog; the backlog is then
+    // paced by the reader (sendPaced), and live events are sent as they come.
     let live = false;
+    const deliver = (event: TaskEventView): void | Promise<void> => {
+      const after = () => {
+        if (event.type === "task.deleted" && s.slots.get(taskId) === slot) release(s, taskId);
+      };
+      if (!live) return s.sendPaced(wsEventFrame(event)).then(after);
+      s.send(wsEventFrame(event));
+      after();
+    };
     const feed = await openTaskFeed(this.deps.bus, {
       taskId,
       userId: s.auth.userId,
       afterId: parseEventId(msg.lastEventId),
       maxResumeEvents: this.deps.maxResumeEvents,
+      signal: slot.left.signal,
+      onListening: () => {
+        if (!gone()) s.send({ type: "subscribed", taskId });
+      },
       onResync: () => {
         const message = `more than ${this.deps.maxResumeEvents} events since lastEventId; refetch the task`;
-        const frame = { type: "error", code: "resync", message, taskId } as const;
-        if (live) s.send(frame);
-        else resync = frame;
+        s.send({ type: "error", code: "resync", message, taskId });
       },
-      deliver: (event) => {
-        if (!live) return void early.push(event);
-        s.send(wsEventFrame(event));
-        if (event.type === "task.deleted" && s.slots.get(taskId) === slot) release(s, taskId);
-      },
+      deliver,
     });
+    live = true;
     if (gone()) {
       feed.close();
       return false;
     }
     slot.feed = feed;
-    s.send({ type: "subscribed", taskId });
-    if (resync) s.send(resync);
-    live = true;
-    for (const event of early.splice(0)) {
-      if (slot.released) break;
-      s.send(wsEventFrame(event));
-      if (event.type === "task.deleted") release(s, taskId);
-    }
     return true;
   }
 
@@ -238,6 +270,7 @@ function release(s: Session, taskId: string): void {
   if (!slot) return;
   s.slots.delete(taskId);
   slot.released = true;
+  slot.left.abort();
   slot.feed?.close();
   slot.feed = undefined;
 }
