@@ -7,7 +7,7 @@ import {
   taskEventSchema,
 } from "@app/contracts";
 import type { z } from "zod";
-import { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
+import { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff.js";
 import { ApiError, errorFromResponse, networkError } from "./errors.js";
 import type { Http } from "./http.js";
 import { readSse, type SseEvent } from "./sse.js";
@@ -23,7 +23,7 @@ export interface TaskStreamOptions {
   /** Called with a connection problem; `fatal` problems end the stream. */
   onError?(error: ApiError, fatal: boolean): void;
   /**
-   * First reconnect delay when the server names none with `retry:` (default 1000 ms); each
+   * First reconnect delay when the server names none with `retry:` (default 500 ms, as the WebSocket's); each
    * further failed attempt doubles it up to `backoff.maxMs`, with jitter (see backoff.ts).
    */
   retryMs?: number;
@@ -54,7 +54,7 @@ export function openTaskStream(http: Http, taskId: string, options: TaskStreamOp
   const controller = new AbortController();
   options.signal?.addEventListener("abort", () => controller.abort(), { once: true });
   let lastEventId = options.lastEventId;
-  let retryMs = options.retryMs ?? 1_000;
+  let retryMs = options.retryMs ?? DEFAULT_BACKOFF.initialMs;
   let attempt = 0;
   const run = async (): Promise<ApiError | undefined> => {
     while (!controller.signal.aborted) {

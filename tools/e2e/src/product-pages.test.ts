@@ -107,6 +107,15 @@ describe("every page of the web app, in Chromium, against the real stack", { tim
     await page.locator("#project-list li").first().filter({ hasText: "Website relaunch" }).waitFor();
     await checkPage(page, "projects", "projects");
 
+    // The confirmation dialog itself passes the same checks.
+    await page
+      .locator("#project-list li", { hasText: "Project 03" })
+      .getByRole("button", { name: /^Delete/ })
+      .click();
+    await page.getByRole("dialog").waitFor();
+    await checkPage(page, "delete confirmation");
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "detached" });
     await deleteRow("project-list", "Project 02", "Cancel");
     expect(await page.locator("#project-list li", { hasText: "Project 02" }).count()).toBe(1);
     await deleteRow("project-list", "Project 02", "Delete");
