@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Grants the "admin" role to an existing user, by email:
-//   DATABASE_URL=postgresql://... node apps/api/dist/cli/grant-admin.js <email>
-// DATABASE_URL is the API's (role auth_api): it finds the user in user_directory and writes
+// Grants the "admin" role to an existing user, by email: `pnpm admin:grant <email>`. The root
+// script runs it through tools/doctor's with-local-db wrapper, which fills DATABASE_URL from
+// `pnpm start`'s .data/ when it is unset. DATABASE_URL is the API's (role auth_api): it finds the user in user_directory and writes
 // user_role (docs/database-roles.md). The user must have signed up first. Running it twice is harmless.
 import { ADMIN_ROLE, emailSchema } from "@app/contracts";
 import { createDb } from "@app/db";
@@ -10,7 +10,7 @@ import { RolesService } from "../services/roles.js";
 const url = process.env.DATABASE_URL;
 const parsed = emailSchema.safeParse(process.argv[2] ?? "");
 if (!url || !parsed.success) {
-  console.error("usage: DATABASE_URL=postgresql://... node apps/api/dist/cli/grant-admin.js <email>");
+  console.error("usage: pnpm admin:grant <email>   (DATABASE_URL: the API's database; found by itself for pnpm start's local stack)");
   process.exit(2);
 }
 const db = createDb(url, { max: 1 });
