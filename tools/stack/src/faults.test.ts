@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
@@ -7,7 +8,7 @@ import { freePort } from "@app/db/embedded";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./paths.js";
-import { isAlive } from "./pids.js";
+import { commandLine, isAlive } from "./pids.js";
 import { readStack } from "./stackfile.js";
 import { allGone, type StartedStack, startStack, within } from "./stop-helpers.js";
 
@@ -100,7 +101,17 @@ describe("pnpm start under faults", { timeout: 120_000 }, () => {
     kill(first.launcher(), "SIGKILL");
     // The services stop themselves (watch-parent.ts); PostgreSQL is left running.
     const services = Object.values(record?.services ?? {}).map((s) => s.pid);
-    expect(await within(10_000, () => !services.some(isAlive))).toBe(true);
+    const stopped = await within(15_000, () => !services.some(isAlive));
+    expect(
+      stopped,
+      `alive: ${services.filter(isAlive).map(
+        (p) =>
+          `${p} ${commandLine(p)} ${readFileSync(`/proc/${p}/status`, "utf8")
+            .split("\n")
+            .filter((l) => /^(State|PPid|Sig)/.test(l))
+            .join(" ")}`,
+      )}`,
+    ).toBe(true);
     const postgres = first.pids().at(-1) as number;
     expect(isAlive(postgres)).toBe(true);
 
