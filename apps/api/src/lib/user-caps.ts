@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { ServerResponse } from "node:http";
 import { AppError } from "@app/http-kit";
 import type { Logger } from "pino";
 import type { CapsRedis } from "./caps-redis.js";
@@ -158,6 +159,15 @@ export class UserCaps {
     this.#lastWarn = now;
     this.#logger.warn({ err: error.message }, "per-user caps store (Redis) unavailable; caps are counted per instance meanwhile");
   }
+}
+
+/**
+ * Releases a slot when a response closes, whichever way it ends. A client that left while the
+ * slot was being acquired closed the response already (no second 'close' comes): released at once.
+ */
+export function releaseOnClose(res: ServerResponse, lease: Lease): void {
+  res.once("close", () => lease.release());
+  if (res.destroyed || !res.socket || res.socket.destroyed) lease.release();
 }
 
 function refused(kind: CapKind, limit: number): AppError {

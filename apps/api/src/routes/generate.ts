@@ -7,7 +7,7 @@ import { requireAuth, streamAuth } from "../entry/stream-auth.js";
 import type { SseHub } from "../events/sse.js";
 import { tokenExpiry } from "../lib/expiry.js";
 import type { ApiRoutes } from "../lib/registry.js";
-import type { UserCaps } from "../lib/user-caps.js";
+import { releaseOnClose, type UserCaps } from "../lib/user-caps.js";
 import type { GenerateChunk, TextProvider } from "../services/text-providers.js";
 
 /** Default output bound when the body names none. */
@@ -41,7 +41,7 @@ export function generateRoutes(
       const body = parseOrThrow(generateBody, await readJsonBody(req, res));
       // One slot per generation in progress, returned when the response closes (every path).
       const lease = await deps.caps.acquire("generations", auth.userId);
-      res.once("close", () => lease.release());
+      releaseOnClose(res, lease);
       const controller = new AbortController();
       // The response's "close" is the client leaving (or the stream ending): stop the provider.
       const abort = () => controller.abort();

@@ -21,7 +21,7 @@ import { tokenExpiry } from "../lib/expiry.js";
 import { isMultipart, receiveMultipart } from "../lib/multipart.js";
 import { pageResponse } from "../lib/pagination.js";
 import type { ApiRoutes } from "../lib/registry.js";
-import type { UserCaps } from "../lib/user-caps.js";
+import { releaseOnClose, type UserCaps } from "../lib/user-caps.js";
 import type { FileStore } from "../services/file-store.js";
 import { notFound } from "../services/refs.js";
 import type { TasksService } from "../services/tasks.js";
@@ -128,7 +128,7 @@ export function taskRoutes(api: ApiRoutes, deps: TaskRouteDeps): void {
       // One slot per open stream, returned when the response closes, on every path (ended,
       // client gone, error answered before the stream started).
       const lease = await deps.caps.acquire("streams", userId);
-      res.once("close", () => lease.release());
+      releaseOnClose(res, lease);
       const header = req.headers["last-event-id"];
       const afterId = parseEventId(typeof header === "string" ? header : undefined) ?? parseEventId(req.query.lastEventId);
       // The response starts once the listener is in place (a 200 means subscribed); a failure
