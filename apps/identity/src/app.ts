@@ -1,12 +1,15 @@
 import { type Db, isDatabaseUnavailable, isInvalidInput } from "@app/db";
 import { AppError, corsPolicy, errorHandler, jsonBody, notFoundHandler, requestLogging, securityHeaders } from "@app/http-kit";
+import type { Mailer } from "@app/mailer";
 import cookieParser from "cookie-parser";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
 import type { IdentityConfig } from "./config.js";
+import { betterAuthErrorFields } from "./middleware/better-auth-errors.js";
 import { originCheck } from "./middleware/origin-check.js";
 import type { RateLimitRedis } from "./middleware/rate-limit-stores.js";
 import { createRateLimits, type RateLimits } from "./middleware/rate-limits.js";
+import { accountRoutes } from "./routes/account-routes.js";
 import { authRoutes } from "./routes/auth-routes.js";
 import { healthRoutes } from "./routes/health.js";
 import { IdentityService } from "./services/identity.js";
@@ -20,6 +23,8 @@ export interface IdentityDeps {
   now?: () => number;
   /** A Redis connection for the rate limit counters instead of one opened from the config (tests). */
   rateLimitRedis?: RateLimitRedis;
+  /** Outgoing mail (server.ts builds it from SMTP_URL); without it mail answers 503 `mail_unavailable`. */
+  mailer?: Mailer;
 }
 
 /** The built app and the service behind it (for tests and the server's housekeeping). */
@@ -46,12 +51,14 @@ const noStore: express.RequestHandler = (_req, res, next) => {
 
 const SIGN_IN = "/api/auth/sign-in/email";
 const SIGN_UP = "/api/auth/sign-up/email";
+/** The routes that send mail, limited per IP and per address (middleware/rate-limits.ts). */
+const MAIL_ROUTES = ["/api/auth/request-password-reset", "/api/auth/send-verification-email", "/api/auth/change-email"];
 /** Largest credential body; larger answers 413 before parsing. */
 export const JSON_BODY_LIMIT = "16kb";
 
 /**
  * Builds the identity Express app (never listens). Middleware order: request context and
- * logging, security headers, CORS, origin check, no-store, per-IP rate limits, body parsing
+ * logging, security headers, better-auth error fields, CORS, origin check, no-store, per-IP rate limits, body parsing
  * (415/413/400), per-account rate limits, cookies, routes, 404, errors.
  */
 export function createApp(deps: IdentityDeps): IdentityApp {
@@ -67,13 +74,18 @@ export function createApp(deps: IdentityDeps): IdentityApp {
       sessionTtlMs: config.sessionTtlMs,
       maxSessionsPerUser: config.maxSessionsPerUser,
       keyActivationDelayMs: config.keyActivationDelayMs,
+      baseUrl: config.baseUrl,
+      trustedOrigins: config.corsOrigins,
+      requireEmailVerification: config.requireEmailVerification,
     },
     ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.mailer ? { mailer: deps.mailer } : {}),
   });
   const rateLimits = createRateLimits(config.rateLimits, {
     logger,
     ...(deps.now ? { now: deps.now } : {}),
     ...(deps.rateLimitRedis ? { redis: deps.rateLimitRedis } : {}),
+    mail: config.mailRateLimits,
   });
   const app = express();
   app.disable("x-powered-by");
@@ -81,17 +93,22 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   app.use(requestLogging(logger));
   app.use(securityHeaders());
   app.use(healthRoutes(db));
+  app.use("/api/auth", betterAuthErrorFields);
   app.use("/api/auth", corsPolicy({ origins: config.corsOrigins, exposeAuthHeader: config.exposeAuthHeader }));
   app.use("/api/auth", originCheck(config.corsOrigins));
   app.use("/api/auth", noStore);
   // Per-IP limits come before the body is read; per-account limits need the email in it.
   app.use(SIGN_IN, rateLimits.signIn.perIp);
   app.use(SIGN_UP, rateLimits.signUp.perIp);
+  app.use(MAIL_ROUTES, rateLimits.mail.perIp);
   app.use("/api/auth", jsonBody({ limit: JSON_BODY_LIMIT }));
   app.use(SIGN_IN, ...rateLimits.signIn.perAccount);
   app.use(SIGN_UP, ...rateLimits.signUp.perAccount);
+  app.use(MAIL_ROUTES, rateLimits.mail.perAddress);
   app.use("/api/auth", cookieParser());
-  app.use("/api/auth", authRoutes(service, { name: config.cookieName, secure: config.secureCookies }));
+  const cookie = { name: config.cookieName, secure: config.secureCookies };
+  app.use("/api/auth", authRoutes(service, cookie));
+  app.use("/api/auth", accountRoutes(service, cookie));
   app.use(notFoundHandler());
   app.use(errorHandler({ logger, classify }));
   return { app, service, rateLimits, close: () => rateLimits.close() };

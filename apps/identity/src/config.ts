@@ -8,6 +8,7 @@ import {
   tokenSettings,
   trustProxySchema,
 } from "@app/http-kit";
+import { checkSmtpUrl } from "@app/mailer";
 import { z } from "zod";
 
 const MINUTE = 60 * 1000;
@@ -57,6 +58,23 @@ const schema = z
       .min(0)
       .max(30_000, "RATE_LIMIT_ACCOUNT_DELAY_MAX_MS must be at most 30000 (a longer wait locks the owner out in practice)")
       .default(4_000),
+    RATE_LIMIT_MAIL_IP_MAX: z.coerce.number().int().min(1).default(20),
+    RATE_LIMIT_MAIL_ADDRESS_MAX: z.coerce.number().int().min(1).default(5),
+    RATE_LIMIT_MAIL_WINDOW_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .default(60 * MINUTE),
+    SMTP_URL: z
+      .string()
+      .optional()
+      .transform((v) => (v?.trim() ? v.trim() : undefined))
+      .superRefine((v, ctx) => {
+        const problem = v === undefined ? undefined : checkSmtpUrl(v);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      }),
+    MAIL_FROM: z.string().trim().min(3).max(320).optional(),
+    REQUIRE_EMAIL_VERIFICATION: z.enum(["true", "false"], { error: "REQUIRE_EMAIL_VERIFICATION must be true or false" }).default("false"),
     MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).default(50),
     KEY_ROTATION_DAYS: z.coerce.number().min(0).default(0),
     HOUSEKEEPING_INTERVAL_MS: z.coerce
@@ -91,6 +109,14 @@ export interface IdentityConfig {
   trustProxy: boolean | number | string;
   /** Rate limits of sign-in and sign-up (shared through Redis when `redisUrl` is set). */
   rateLimits: RateLimitSettings;
+  /** Limits of the mail-sending routes (per client IP and per address). */
+  mailRateLimits: MailRateLimitSettings;
+  /** Outgoing mail server (`smtp://` or `smtps://`, credentials in the URL); none: mail answers 503. */
+  smtpUrl: string | undefined;
+  /** From header of account mails. */
+  mailFrom: string;
+  /** Sign-in of an unverified email answers 403 `email_not_verified`. */
+  requireEmailVerification: boolean;
   /** Oldest sessions of a user beyond this many are deleted on sign-in. */
   maxSessionsPerUser: number;
   /** Make a new signing key when the newest is this old (0: never; `pnpm keys:rotate` by hand). */
@@ -100,6 +126,16 @@ export interface IdentityConfig {
   /** Interval of session purge, key retirement and the rotation check. */
   housekeepingIntervalMs: number;
   logLevel: string;
+}
+
+/**
+ * Limits of the routes that send mail (request-password-reset, send-verification-email,
+ * change-email): every request counts, per client IP and per address, in one window.
+ */
+export interface MailRateLimitSettings {
+  ipMax: number;
+  addressMax: number;
+  windowMs: number;
 }
 
 /** Limits of the sign-in and sign-up routes. */
@@ -169,6 +205,14 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
       redisUrl: env.REDIS_URL,
       redisPrefix: env.RATE_LIMIT_REDIS_PREFIX ?? defaultRedisPrefix(env.DATABASE_URL),
     },
+    mailRateLimits: {
+      ipMax: env.RATE_LIMIT_MAIL_IP_MAX,
+      addressMax: env.RATE_LIMIT_MAIL_ADDRESS_MAX,
+      windowMs: env.RATE_LIMIT_MAIL_WINDOW_MS,
+    },
+    smtpUrl: env.SMTP_URL,
+    mailFrom: env.MAIL_FROM ?? `Accounts <no-reply@${new URL(baseUrl).hostname}>`,
+    requireEmailVerification: env.REQUIRE_EMAIL_VERIFICATION === "true",
     maxSessionsPerUser: env.MAX_SESSIONS_PER_USER,
     keyRotationMs: env.KEY_ROTATION_DAYS * DAY,
     keyActivationDelayMs: env.KEY_ACTIVATION_DELAY_MS,

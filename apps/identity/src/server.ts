@@ -1,5 +1,6 @@
 import { createDb } from "@app/db";
 import { createLogger, serve } from "@app/http-kit";
+import { createMailer } from "@app/mailer";
 import { createApp } from "./app.js";
 import { loadIdentityConfig } from "./config.js";
 import { startHousekeeping } from "./housekeeping.js";
@@ -7,7 +8,9 @@ import { startHousekeeping } from "./housekeeping.js";
 const config = loadIdentityConfig();
 const logger = createLogger({ name: "identity", level: config.logLevel });
 const db = createDb(config.databaseUrl, { onPoolError: (err) => logger.warn({ err: err.message }, "database connection lost") });
-const { app, service, rateLimits, close } = createApp({ config, db, logger });
+const mailer = config.smtpUrl ? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : undefined;
+if (!mailer) logger.warn("SMTP_URL is not set: password reset, verification and email change answer 503 mail_unavailable");
+const { app, service, rateLimits, close } = createApp({ config, db, logger, ...(mailer ? { mailer } : {}) });
 logger.info({ store: rateLimits.store }, "rate limits of sign-in and sign-up ready");
 
 // Make sure a key set exists before the first get-session (and repair it if AUTH_SECRET changed).
@@ -28,6 +31,7 @@ await serve(app, {
   onShutdown: async () => {
     stopHousekeeping();
     await close();
+    mailer?.close();
     await db.close();
   },
 });

@@ -88,7 +88,13 @@ describe("sign-up and sign-in: a cookie session, never a JWT", () => {
       .post("/api/auth/sign-in/email")
       .send({ email: "nobody@example.com", password: "wrong password" })
       .expect(401);
-    expect(wrong.body).toEqual({ ok: false, error: { code: "invalid_credentials", message: "invalid email or password" } });
+    expect(wrong.body).toEqual({
+      ok: false,
+      error: { code: "invalid_credentials", message: "invalid email or password" },
+      // better-auth's client reads them at the top (middleware/better-auth-errors.ts).
+      code: "invalid_credentials",
+      message: "invalid email or password",
+    });
     expect(unknown.body).toEqual(wrong.body);
     expect(sessionCookie(wrong)).toBeUndefined();
   });

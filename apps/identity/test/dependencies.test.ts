@@ -41,7 +41,12 @@ describe("database unreachable", () => {
     const logger = createLogger({ name: "t", level: "silent" });
     const { app } = createApp({ config: testConfig({ DATABASE_URL: url, AUTH_SECRET: "x".repeat(32) }), db, logger });
     const res = await request(app).post("/api/auth/sign-in/email").send({ email: "a@b.co", password: "whatever1" }).expect(503);
-    expect(res.body).toEqual({ ok: false, error: { code: "service_unavailable", message: "service unavailable" } });
+    expect(res.body).toEqual({
+      ok: false,
+      error: { code: "service_unavailable", message: "service unavailable" },
+      code: "service_unavailable",
+      message: "service unavailable",
+    });
     await request(app).get("/api/auth/jwks").expect(503);
     await request(app)
       .post("/api/auth/get-session")

@@ -45,6 +45,8 @@ describe("expired sessions are purged", () => {
       purgedSessions: 1,
       retiredKeys: 0,
       rotatedKid: undefined,
+      purgedTokens: 0,
+      completedDeletions: 0,
     });
     const failing = {
       sessions: { purgeExpired: () => Promise.reject(new Error("connect ECONNREFUSED")) },
@@ -54,6 +56,8 @@ describe("expired sessions are purged", () => {
       purgedSessions: 0,
       retiredKeys: 0,
       rotatedKid: undefined,
+      purgedTokens: 0,
+      completedDeletions: 0,
     });
   });
 

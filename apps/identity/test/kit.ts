@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import { createDb, type Db } from "@app/db";
 import { createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { createLogger } from "@app/http-kit";
+import type { Mailer } from "@app/mailer";
 import type { Express } from "express";
 import request from "supertest";
 import { createApp } from "../src/app.js";
@@ -37,7 +38,14 @@ export interface Kit {
 
 /** Builds an identity app (never listening) on `database`, or on a fresh test database. */
 export async function identityKit(
-  options: { env?: Record<string, string>; now?: () => number; database?: TestDatabase; rateLimitRedis?: RateLimitRedis } = {},
+  options: {
+    env?: Record<string, string>;
+    now?: () => number;
+    database?: TestDatabase;
+    rateLimitRedis?: RateLimitRedis;
+    /** Outgoing mail (tests point it at a mail catcher they started: test/mail-kit.ts). */
+    mailer?: Mailer;
+  } = {},
 ): Promise<Kit & { database: TestDatabase }> {
   const database = options.database ?? (await createTestDatabase());
   // Identity connects as its own role (auth_identity), as in production: the API's tables are refused.
@@ -66,6 +74,7 @@ export async function identityKit(
     logger,
     ...(options.now ? { now: options.now } : {}),
     ...(options.rateLimitRedis ? { rateLimitRedis: options.rateLimitRedis } : {}),
+    ...(options.mailer ? { mailer: options.mailer } : {}),
   });
   const { app, service } = built;
   return {

@@ -26,7 +26,12 @@ const ipOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`
 
 function expectLimited(res: request.Response) {
   expect(res.status).toBe(429);
-  expect(res.body).toEqual({ ok: false, error: { code: "rate_limited", message: expect.any(String) } });
+  expect(res.body).toEqual({
+    ok: false,
+    error: { code: "rate_limited", message: expect.any(String) },
+    code: "rate_limited",
+    message: expect.any(String),
+  });
   expect(Number(res.headers["retry-after"])).toBeGreaterThanOrEqual(1);
 }
 

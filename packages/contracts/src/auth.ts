@@ -107,11 +107,36 @@ export const passwordSchema = cleanString("password")
   .min(PASSWORD_MIN_LENGTH, `password must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH, `password must be at most ${PASSWORD_MAX_LENGTH} characters`);
 
+/** A user's display name. */
+export const nameSchema = cleanString("name").trim().min(1, "name is required").max(200, "name is too long");
+
+/** A profile image: an http(s) URL or a data: URL of a small image. */
+export const imageSchema = cleanString("image")
+  .max(8_192, "image is too long")
+  .regex(/^(https?:\/\/|data:image\/)/i, "image must be an http(s) or data:image URL");
+
+/**
+ * Where a mailed link or a sign-in sends the browser afterwards: a path on this site or an
+ * absolute URL (identity accepts only its own and its trusted origins).
+ */
+export const callbackUrlSchema = cleanString("callbackURL").min(1).max(2_048, "callbackURL is too long");
+
+/**
+ * Optional fields better-auth's client sends on sign-up and sign-in (`callbackURL`,
+ * `rememberMe`), accepted so its client works unchanged.
+ */
+const betterAuthClientFields = {
+  callbackURL: callbackUrlSchema.optional(),
+  rememberMe: z.boolean({ error: "rememberMe must be a boolean" }).optional(),
+};
+
 /** Body of POST /api/auth/sign-up/email. */
 export const signUpBody = z.strictObject({
   email: emailSchema,
   password: passwordSchema,
-  name: cleanString("name").trim().min(1, "name is required").max(200, "name is too long"),
+  name: nameSchema,
+  image: imageSchema.optional(),
+  ...betterAuthClientFields,
 });
 export type SignUpBody = z.infer<typeof signUpBody>;
 
@@ -121,6 +146,7 @@ export const signInBody = z.strictObject({
   password: cleanString("password")
     .min(1, "password is required")
     .max(PASSWORD_MAX_LENGTH * 4, "password is too long"),
+  ...betterAuthClientFields,
 });
 export type SignInBody = z.infer<typeof signInBody>;
 
@@ -130,6 +156,7 @@ export const userSchema = z.object({
   email: z.string(),
   name: z.string(),
   emailVerified: z.boolean(),
+  image: z.string().nullable().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

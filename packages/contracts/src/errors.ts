@@ -4,6 +4,8 @@
  */
 export const ERROR_STATUS = {
   bad_request: 400,
+  invalid_token: 400,
+  invalid_password: 400,
   invalid_json: 400,
   validation_failed: 400,
   unauthorized: 401,
@@ -17,6 +19,7 @@ export const ERROR_STATUS = {
   unknown_key: 401,
   forbidden: 403,
   origin_not_allowed: 403,
+  email_not_verified: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
@@ -27,6 +30,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   service_unavailable: 503,
   jwks_unavailable: 503,
+  mail_unavailable: 503,
 } as const satisfies Record<string, number>;
 
 /** A stable error code (see {@link ERROR_STATUS}). */

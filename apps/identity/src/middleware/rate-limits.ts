@@ -5,7 +5,7 @@ import type { Request, RequestHandler } from "express";
 import { ipKeyGenerator, type RateLimitInfo, type RateLimitRequestHandler, rateLimit, type Store } from "express-rate-limit";
 import { slowDown } from "express-slow-down";
 import type { Logger } from "pino";
-import type { RateLimitSettings } from "../config.js";
+import type { MailRateLimitSettings, RateLimitSettings } from "../config.js";
 import { ClockedMemoryStore, connectRateLimitRedis, type RateLimitRedis, RecoveringRedisStore, throttled } from "./rate-limit-stores.js";
 
 /** The limiters of the two credential routes, and what closes their stores. */
@@ -17,6 +17,11 @@ export interface RateLimits {
   signIn: { perIp: RequestHandler; perAccount: RequestHandler[] };
   /** POST /api/auth/sign-up/email: the same limits. */
   signUp: { perIp: RequestHandler; perAccount: RequestHandler[] };
+  /**
+   * The routes that send mail: per IP before the body is read, per address (`email` or
+   * `newEmail`) after; every request counts, answered alike for known and unknown addresses.
+   */
+  mail: { perIp: RequestHandler; perAddress: RequestHandler };
   /** Where the counters live. */
   readonly store: "redis" | "memory";
   close(): Promise<void>;
@@ -29,7 +34,12 @@ export interface RateLimitDeps {
   now?: () => number;
   /** A Redis connection to use instead of one opened from `settings.redisUrl` (tests). */
   redis?: RateLimitRedis;
+  /** Limits of the mail-sending routes (default {@link DEFAULT_MAIL_RATE_LIMITS}). */
+  mail?: MailRateLimitSettings;
 }
+
+/** Mails per client IP and per address in one hour unless configured otherwise. */
+export const DEFAULT_MAIL_RATE_LIMITS: MailRateLimitSettings = { ipMax: 20, addressMax: 5, windowMs: 60 * 60 * 1000 };
 
 const PAIR_INFO = "accountIpRateLimit";
 const DELAY_INFO = "accountDelay";
@@ -46,7 +56,8 @@ export function accountDelayMs(failures: number, settings: Pick<RateLimitSetting
 
 /** The normalised email of a credential body, or undefined when it has none (the route answers 400). */
 function emailOf(req: Request): string | undefined {
-  const parsed = emailSchema.safeParse((req.body as { email?: unknown } | undefined)?.email);
+  const body = req.body as { email?: unknown; newEmail?: unknown } | undefined;
+  const parsed = emailSchema.safeParse(body?.email ?? body?.newEmail);
   return parsed.success ? parsed.data : undefined;
 }
 
@@ -165,7 +176,29 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     return [pair, delay, resetOnSuccess];
   };
 
+  const mail = deps.mail ?? DEFAULT_MAIL_RATE_LIMITS;
+  const mailPerIp = rateLimit({
+    ...common,
+    windowMs: mail.windowMs,
+    limit: mail.ipMax,
+    store: storeFor("ip-mail"),
+    skip: (req) => req.method !== "POST",
+    keyGenerator: (req) => ipKeyGenerator(req.ip ?? "unknown"),
+    handler: refuse("too many mail requests from this address; try again later", mail.windowMs, "rateLimit"),
+  });
+  const mailPerAddress = rateLimit({
+    ...common,
+    windowMs: mail.windowMs,
+    limit: mail.addressMax,
+    store: storeFor("address-mail"),
+    requestPropertyName: "mailAddressRateLimit",
+    skip: (req) => req.method !== "POST" || emailOf(req) === undefined,
+    keyGenerator: (req) => accountKey(emailOf(req) ?? ""),
+    handler: refuse("too many mails to this address; try again later", mail.windowMs, "mailAddressRateLimit"),
+  });
+
   return {
+    mail: { perIp: mailPerIp, perAddress: mailPerAddress },
     signIn: { perIp: perIp("sign-in"), perAccount: perAccount("sign-in", 401) },
     signUp: { perIp: perIp("sign-up"), perAccount: perAccount("sign-up", 409) },
     store: redis ? "redis" : "memory",

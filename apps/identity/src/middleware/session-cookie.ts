@@ -10,9 +10,12 @@ function options(settings: CookieSettings): CookieOptions {
   return { httpOnly: true, sameSite: "lax", secure: settings.secure, path: "/" };
 }
 
-/** Writes `<prefix>.session_token`: HttpOnly, SameSite=Lax, Secure on https, expiring with the session. */
-export function setSessionCookie(res: Response, settings: CookieSettings, token: string, expiresAt: Date): void {
-  res.cookie(settings.name, token, { ...options(settings), expires: expiresAt });
+/**
+ * Writes `<prefix>.session_token`: HttpOnly, SameSite=Lax, Secure on https, expiring with the
+ * session; without `expiresAt` a browser-session cookie (sign-in with `rememberMe: false`).
+ */
+export function setSessionCookie(res: Response, settings: CookieSettings, token: string, expiresAt: Date | undefined): void {
+  res.cookie(settings.name, token, expiresAt ? { ...options(settings), expires: expiresAt } : options(settings));
 }
 
 /** Clears the session cookie. */

@@ -12,6 +12,7 @@ export function publicUser(user: User) {
     email: user.email,
     name: user.name,
     emailVerified: user.emailVerified,
+    image: user.image,
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
   };
@@ -22,7 +23,7 @@ export function publicSession(session: Session) {
   return { id: session.id, userId: session.userId, expiresAt: session.expiresAt.toISOString(), createdAt: session.createdAt.toISOString() };
 }
 
-function meta(req: Request) {
+export function meta(req: Request) {
   return { ipAddress: req.ip, userAgent: req.get("user-agent") };
 }
 
@@ -44,7 +45,7 @@ export function authRoutes(service: IdentityService, cookie: CookieSettings): Ro
   router.post("/sign-in/email", async (req, res) => {
     const body = parseOrThrow(signInBody, req.body);
     const { token, session, user } = await service.signIn(body, meta(req));
-    setSessionCookie(res, cookie, token, session.expiresAt);
+    setSessionCookie(res, cookie, token, body.rememberMe === false ? undefined : session.expiresAt);
     res.status(200).json({ session: publicSession(session), user: publicUser(user) });
   });
 
@@ -53,6 +54,12 @@ export function authRoutes(service: IdentityService, cookie: CookieSettings): Ro
     const result = await service.getSession(token);
     if (!result) {
       if (token !== undefined) clearSessionCookie(res, cookie);
+      // GET answers as better-auth does (200, null: its client reads "signed out"); POST, the
+      // contract's step 2, answers 401 (packages/client and the API's cookie path rely on it).
+      if (req.method === "GET") {
+        res.status(200).json(null);
+        return;
+      }
       throw new AppError("unauthorized", "no valid session: sign in first");
     }
     if (result.renewedToken) setSessionCookie(res, cookie, result.renewedToken, result.session.expiresAt);

@@ -28,6 +28,7 @@ export class Accounts {
           id,
           email: input.email,
           name: input.name,
+          ...(input.image !== undefined ? { image: input.image } : {}),
           accounts: { create: { id: randomUUID(), providerId: CREDENTIAL, accountId: input.email, passwordHash } },
         },
       });

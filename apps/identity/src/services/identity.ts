@@ -1,8 +1,14 @@
 import type { SignInBody, SignUpBody } from "@app/contracts";
 import type { PrismaClient, Session, User } from "@app/db";
+import { AppError } from "@app/http-kit";
+import type { Mailer } from "@app/mailer";
 import type { Logger } from "pino";
+import { AccountMail } from "./account-mail.js";
+import { AccountRecovery } from "./account-recovery.js";
+import { AccountSettings } from "./account-settings.js";
 import { Accounts } from "./accounts.js";
 import { KeySet, type PublicJwk } from "./key-set.js";
+import { MailTokens } from "./mail-tokens.js";
 import type { SqlPool } from "./raw-query.js";
 import { type SessionMeta, Sessions } from "./sessions.js";
 import { issueToken } from "./tokens.js";
@@ -17,6 +23,12 @@ export interface IdentitySettings {
   maxSessionsPerUser?: number;
   /** How long a new key is published before it signs (default 10.5 min). */
   keyActivationDelayMs?: number;
+  /** Public base URL: mailed links are built from it. */
+  baseUrl?: string;
+  /** Origins a callbackURL may point to besides the base URL's. */
+  trustedOrigins?: readonly string[];
+  /** Sign-in of a user whose email is not verified answers 403 `email_not_verified`. */
+  requireEmailVerification?: boolean;
 }
 
 /** A signed-in session: the cookie value to set and the public view. */
@@ -43,6 +55,9 @@ export class IdentityService {
   readonly accounts: Accounts;
   readonly sessions: Sessions;
   readonly keys: KeySet;
+  readonly mailTokens: MailTokens;
+  readonly recovery: AccountRecovery;
+  readonly settings: AccountSettings;
   readonly #settings: IdentitySettings;
   readonly #now: () => number;
 
@@ -50,7 +65,15 @@ export class IdentityService {
    * @param deps - `pool`: the `pg` pool under `prisma` (`Db.pool`), for the two reads of
    *   get-session as raw SQL (one round trip each); without it they go through Prisma's raw API.
    */
-  constructor(deps: { prisma: PrismaClient; pool?: SqlPool; logger: Logger; settings: IdentitySettings; now?: () => number }) {
+  constructor(deps: {
+    prisma: PrismaClient;
+    pool?: SqlPool;
+    logger: Logger;
+    settings: IdentitySettings;
+    now?: () => number;
+    /** Outgoing mail; without it every mail-sending route answers 503 `mail_unavailable`. */
+    mailer?: Mailer;
+  }) {
     this.#now = deps.now ?? Date.now;
     this.#settings = deps.settings;
     this.accounts = new Accounts({ prisma: deps.prisma });
@@ -71,18 +94,48 @@ export class IdentityService {
       now: this.#now,
       ...(deps.settings.keyActivationDelayMs === undefined ? {} : { activationDelayMs: deps.settings.keyActivationDelayMs }),
     });
+    this.mailTokens = new MailTokens({ prisma: deps.prisma, authSecret: deps.settings.authSecret, now: this.#now });
+    this.recovery = new AccountRecovery({
+      prisma: deps.prisma,
+      tokens: this.mailTokens,
+      mail: new AccountMail(deps.mailer),
+      links: { baseUrl: deps.settings.baseUrl ?? deps.settings.issuer, trustedOrigins: deps.settings.trustedOrigins ?? [] },
+      logger: deps.logger,
+    });
+    this.settings = new AccountSettings({ prisma: deps.prisma, now: this.#now });
   }
 
+  /**
+   * Signs up and sends the verification mail in the background (best effort: a slow or failing
+   * SMTP server never delays or undoes the account; send-verification-email sends it again).
+   */
   async signUp(input: SignUpBody, meta: SessionMeta): Promise<SignedIn> {
+    if (input.callbackURL !== undefined) this.recovery.callback(input.callbackURL);
     const user = await this.accounts.signUp(input);
+    void this.recovery.sendVerificationQuietly(user, input.callbackURL);
     const { token, session } = await this.sessions.create(user.id, meta);
     return { token, session, user };
   }
 
+  /**
+   * Signs in. With `requireEmailVerification`, an unverified user gets 403 `email_not_verified`
+   * (after the password check, so it reveals nothing to a stranger) and a new verification mail
+   * (at most one a minute: services/mail-tokens.ts).
+   */
   async signIn(input: SignInBody, meta: SessionMeta): Promise<SignedIn> {
     const user = await this.accounts.signIn(input);
+    if (this.#settings.requireEmailVerification && !user.emailVerified) {
+      void this.recovery.sendVerificationQuietly(user, input.callbackURL);
+      throw new AppError("email_not_verified", "verify your email address first: a new link is on its way");
+    }
     const { token, session } = await this.sessions.create(user.id, meta);
     return { token, session, user };
+  }
+
+  /** A JWT for a live session (GET /api/auth/token, as better-auth's JWT plugin). */
+  async issueJwt(user: User): Promise<string> {
+    const { signing } = await this.keys.view();
+    return issueToken(user, signing, { issuer: this.#settings.issuer, audience: this.#settings.audience, now: this.#now });
   }
 
   /** Validates the cookie value and issues a JWT; undefined without a live session (no JWT then). */

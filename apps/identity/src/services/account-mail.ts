@@ -1,0 +1,78 @@
+import { AppError } from "@app/http-kit";
+import { isMailUnavailable, type Mailer } from "@app/mailer";
+
+/** What one kind of mail says; `{link}` is where the absolute link goes. */
+interface Template {
+  subject: string;
+  intro: string;
+  action: string;
+  outro: string;
+}
+
+const TEMPLATES = {
+  "reset-password": {
+    subject: "Reset your password",
+    intro: "Someone asked to reset the password of your account. If it was you, open this link within an hour:",
+    action: "Reset password",
+    outro: "If you did not ask for it, ignore this mail: your password stays as it is.",
+  },
+  "verify-email": {
+    subject: "Verify your email address",
+    intro: "Confirm that this address is yours by opening this link:",
+    action: "Verify email",
+    outro: "If you did not create an account, ignore this mail.",
+  },
+  "change-email": {
+    subject: "Confirm your new email address",
+    intro: "Your account's email is about to change to this address. Open this link to confirm it:",
+    action: "Confirm new email",
+    outro: "If you did not ask for it, ignore this mail: nothing changes.",
+  },
+} as const satisfies Record<string, Template>;
+
+export type MailKind = keyof typeof TEMPLATES;
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+
+/** The text and HTML bodies of a mail of `kind` carrying `link`. */
+export function renderAccountMail(kind: MailKind, link: string): { subject: string; text: string; html: string } {
+  const t: Template = TEMPLATES[kind];
+  const text = `${t.intro}\n\n${link}\n\n${t.outro}\n`;
+  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif">
+<p>${escapeHtml(t.intro)}</p>
+<p><a href="${escapeHtml(link)}">${escapeHtml(t.action)}</a></p>
+<p style="color:#555;font-size:13px">${escapeHtml(link)}</p>
+<p>${escapeHtml(t.outro)}</p>
+</body></html>`;
+  return { subject: t.subject, text, html };
+}
+
+/**
+ * The account mails (packages/mailer over SMTP). Without a mailer (no SMTP_URL) and whenever the
+ * SMTP server fails, sending throws `mail_unavailable` (503); callers undo their work first
+ * (docs/accounts.md).
+ */
+export class AccountMail {
+  readonly #mailer: Mailer | undefined;
+
+  constructor(mailer: Mailer | undefined) {
+    this.#mailer = mailer;
+  }
+
+  /** False without SMTP_URL: nothing can be sent. */
+  get configured(): boolean {
+    return this.#mailer !== undefined;
+  }
+
+  async send(kind: MailKind, to: string, link: string): Promise<void> {
+    if (!this.#mailer) throw new AppError("mail_unavailable", "mail is not configured (set SMTP_URL)", { expose: true });
+    try {
+      await this.#mailer.send({ to, ...renderAccountMail(kind, link) });
+    } catch (error) {
+      if (isMailUnavailable(error))
+        throw new AppError("mail_unavailable", "mail could not be sent; try again later", { expose: true, cause: error });
+      throw error;
+    }
+  }
+}

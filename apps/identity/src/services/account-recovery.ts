@@ -1,0 +1,155 @@
+import type { ChangeEmailBody, RequestPasswordResetBody, SendVerificationEmailBody } from "@app/contracts";
+import { isUniqueViolation, type PrismaClient, type User } from "@app/db";
+import { AppError } from "@app/http-kit";
+import type { Logger } from "pino";
+import type { AccountMail, MailKind } from "./account-mail.js";
+import { trustedCallback } from "./callback-url.js";
+import type { MailTokens, TokenPurpose } from "./mail-tokens.js";
+import { hashPassword } from "./passwords.js";
+
+const CREDENTIAL = "credential";
+
+/** Where links and callbacks may point. */
+export interface LinkSettings {
+  baseUrl: string;
+  trustedOrigins: readonly string[];
+}
+
+/** What a used verification link did. */
+export interface Verified {
+  user: User;
+  /** True when the link changed the account's email. */
+  emailChanged: boolean;
+}
+
+/**
+ * The mailed flows: password reset, email verification and email change. Each answers the same
+ * for known and unknown addresses; a token lives only while its mail went out (a failed send
+ * withdraws it and answers 503 `mail_unavailable`).
+ */
+export class AccountRecovery {
+  readonly #db: PrismaClient;
+  readonly #tokens: MailTokens;
+  readonly #mail: AccountMail;
+  readonly #links: LinkSettings;
+  readonly #logger: Logger;
+
+  constructor(deps: { prisma: PrismaClient; tokens: MailTokens; mail: AccountMail; links: LinkSettings; logger: Logger }) {
+    this.#db = deps.prisma;
+    this.#tokens = deps.tokens;
+    this.#mail = deps.mail;
+    this.#links = deps.links;
+    this.#logger = deps.logger;
+  }
+
+  /** A callback accepted by the trusted-origin rule (403 else), as an absolute URL. */
+  callback(raw: string | undefined, fallback = "/"): string {
+    return trustedCallback(raw, fallback, this.#links);
+  }
+
+  #api(path: string, query: Record<string, string>): string {
+    // Absolute, from BASE_URL (which may carry a path prefix): the link is opened from a mail client.
+    const url = new URL(`${this.#links.baseUrl.replace(/\/+$/, "")}/api/auth${path}`);
+    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+    return url.href;
+  }
+
+  /** Issues a token and mails its link; nothing when a mail of this purpose went out a minute ago. */
+  async #mailToken(kind: MailKind, purpose: TokenPurpose, user: { id: string }, to: string, link: (token: string) => string) {
+    if (!this.#mail.configured) throw new AppError("mail_unavailable", "mail is not configured (set SMTP_URL)", { expose: true });
+    const token = await this.#tokens.issue(purpose, user.id, to);
+    if (!token) return;
+    try {
+      await this.#mail.send(kind, to, link(token));
+    } catch (error) {
+      await this.#tokens.withdraw(token).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** POST request-password-reset: a 1-hour single-use link to a known address; nothing else. */
+  async requestPasswordReset(input: RequestPasswordResetBody): Promise<void> {
+    const callback = this.callback(input.redirectTo, "/reset-password");
+    const user = await this.#db.user.findUnique({ where: { email: input.email } });
+    if (!user) return;
+    await this.#mailToken("reset-password", "reset-password", user, user.email, (token) =>
+      this.#api(`/reset-password/${token}`, { callbackURL: callback }),
+    );
+  }
+
+  /** GET reset-password/:token: true while the token is valid (it is not used up here). */
+  async resetTokenValid(token: string): Promise<boolean> {
+    return (await this.#tokens.peek("reset-password", token)) !== undefined;
+  }
+
+  /** POST reset-password: sets the password and ends every session of the user; the token is spent. */
+  async resetPassword(token: string, newPassword: string): Promise<void> {
+    const passwordHash = await hashPassword(newPassword);
+    const grant = await this.#tokens.consume(["reset-password"], token);
+    if (!grant) throw new AppError("invalid_token", "the reset link is invalid, used or expired");
+    await this.#db.$transaction([
+      this.#db.account.updateMany({ where: { userId: grant.userId, providerId: CREDENTIAL }, data: { passwordHash } }),
+      this.#db.session.deleteMany({ where: { userId: grant.userId } }),
+    ]);
+  }
+
+  /** Sends the verification mail to an unverified known address; nothing else. */
+  async sendVerificationEmail(input: SendVerificationEmailBody): Promise<void> {
+    const callback = this.callback(input.callbackURL);
+    const user = await this.#db.user.findUnique({ where: { email: input.email } });
+    if (!user || user.emailVerified) return;
+    await this.sendVerificationTo(user, callback);
+  }
+
+  /** The verification mail of `user` (sign-up, unverified sign-in); `callback` already checked. */
+  async sendVerificationTo(user: User, callback: string): Promise<void> {
+    await this.#mailToken("verify-email", "verify-email", user, user.email, (token) =>
+      this.#api("/verify-email", { token, callbackURL: callback }),
+    );
+  }
+
+  /** Best effort: a mail failure is logged, never fails the caller (sign-up, sign-in). */
+  async sendVerificationQuietly(user: User, callback: string | undefined): Promise<void> {
+    if (!this.#mail.configured) return;
+    try {
+      await this.sendVerificationTo(user, this.callback(callback));
+    } catch (error) {
+      this.#logger.warn({ err: (error as Error).message, userId: user.id }, "verification mail not sent");
+    }
+  }
+
+  /** POST change-email: mails a link to the new address; the change happens when it is opened. */
+  async changeEmail(user: User, input: ChangeEmailBody): Promise<void> {
+    const callback = this.callback(input.callbackURL);
+    if (input.newEmail === user.email) throw new AppError("bad_request", "the new email is the current one");
+    // An address in use gets no mail, and the answer is the same (no enumeration).
+    if (await this.#db.user.findUnique({ where: { email: input.newEmail }, select: { id: true } })) return;
+    await this.#mailToken("change-email", "change-email", user, input.newEmail, (token) =>
+      this.#api("/verify-email", { token, callbackURL: callback }),
+    );
+  }
+
+  /**
+   * GET verify-email: a verification link marks the address verified (if it is still the
+   * account's); an email-change link moves the account to the new, verified address.
+   */
+  async verifyEmail(token: string): Promise<Verified> {
+    const grant = await this.#tokens.consume(["verify-email", "change-email"], token);
+    if (!grant) throw new AppError("invalid_token", "the link is invalid, used or expired");
+    if (grant.purpose === "verify-email") {
+      const { count } = await this.#db.user.updateMany({ where: { id: grant.userId, email: grant.email }, data: { emailVerified: true } });
+      if (count === 0) throw new AppError("invalid_token", "the link is for an address this account no longer has");
+      return { user: await this.#db.user.findUniqueOrThrow({ where: { id: grant.userId } }), emailChanged: false };
+    }
+    try {
+      const [user] = await this.#db.$transaction([
+        this.#db.user.update({ where: { id: grant.userId }, data: { email: grant.email, emailVerified: true } }),
+        this.#db.account.updateMany({ where: { userId: grant.userId, providerId: CREDENTIAL }, data: { accountId: grant.email } }),
+      ]);
+      return { user, emailChanged: true };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError("email_taken", "an account with this email already exists");
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import { createHmac, hkdfSync, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import type { PrismaClient } from "@app/db";
+
+/** What a mailed token is for; a token of one purpose never works for another. */
+export type TokenPurpose = "reset-password" | "verify-email" | "change-email";
+
+/** How long a mailed link works. */
+export const TOKEN_TTL_MS: Record<TokenPurpose, number> = {
+  "reset-password": 60 * 60 * 1000,
+  "verify-email": 24 * 60 * 60 * 1000,
+  "change-email": 24 * 60 * 60 * 1000,
+};
+
+/** A second mail of one purpose to one user within this time is not sent (the first still works). */
+export const MAIL_COOLDOWN_MS = 60 * 1000;
+
+/** Salt as in sessions.ts and packages/secret-box, with an info of its own: an independent key. */
+const KDF_SALT = "token-auth-service";
+const KDF_INFO = "mail-token-hmac";
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/** A token row that was found and is still valid. */
+export interface TokenGrant {
+  userId: string;
+  /** The address the link was sent to (the new address of an email change). */
+  email: string;
+}
+
+/**
+ * Single-use tokens carried by mailed links (reset password, verify email, change email), in the
+ * lucia style of services/sessions.ts: 32 random bytes in the link, only their HMAC-SHA256 under
+ * a key derived from AUTH_SECRET in the `verification` table, compared in constant time. A new
+ * token of a purpose replaces the user's older ones; consuming deletes the row in the statement
+ * that reads it, so two concurrent uses cannot both succeed; expired rows never match and are
+ * purged by housekeeping.
+ */
+export class MailTokens {
+  readonly #db: PrismaClient;
+  readonly #key: Buffer;
+  readonly #now: () => number;
+
+  constructor(deps: { prisma: PrismaClient; authSecret: string; now?: () => number }) {
+    this.#db = deps.prisma;
+    this.#key = Buffer.from(hkdfSync("sha256", deps.authSecret, KDF_SALT, KDF_INFO, 32));
+    this.#now = deps.now ?? Date.now;
+  }
+
+  #mac(token: string): Buffer {
+    return createHmac("sha256", this.#key).update(token).digest();
+  }
+
+  /**
+   * A new token for `userId`, or undefined when one of this purpose was issued less than
+   * {@link MAIL_COOLDOWN_MS} ago (the caller then sends no mail and answers as if it had).
+   */
+  async issue(purpose: TokenPurpose, userId: string, email: string): Promise<string | undefined> {
+    const now = this.#now();
+    const recent = await this.#db.verification.findFirst({
+      where: { userId, purpose, email, createdAt: { gt: new Date(now - MAIL_COOLDOWN_MS) }, expiresAt: { gt: new Date(now) } },
+      select: { id: true },
+    });
+    if (recent) return undefined;
+    const token = randomBytes(32).toString("base64url");
+    await this.#db.$transaction([
+      this.#db.verification.deleteMany({ where: { userId, purpose } }),
+      this.#db.verification.create({
+        data: {
+          id: randomUUID(),
+          purpose,
+          userId,
+          email,
+          tokenHash: new Uint8Array(this.#mac(token)),
+          expiresAt: new Date(now + TOKEN_TTL_MS[purpose]),
+          createdAt: new Date(now),
+        },
+      }),
+    ]);
+    return token;
+  }
+
+  /** Withdraws a token whose mail could not be sent (so no live token exists without its mail). */
+  async withdraw(token: string): Promise<void> {
+    await this.#db.verification.deleteMany({ where: { tokenHash: new Uint8Array(this.#mac(token)) } });
+  }
+
+  /** The grant a valid token carries, without using it up (the reset link's redirect). */
+  async peek(purpose: TokenPurpose, token: string): Promise<TokenGrant | undefined> {
+    if (!TOKEN_SHAPE.test(token)) return undefined;
+    const mac = this.#mac(token);
+    const row = await this.#db.verification.findUnique({ where: { tokenHash: new Uint8Array(mac) } });
+    return row && this.#valid(row, purpose, mac) ? { userId: row.userId, email: row.email } : undefined;
+  }
+
+  /** Uses a token up: its grant, or undefined when it is unknown, spent, expired or of another purpose. */
+  async consume(purposes: readonly TokenPurpose[], token: string): Promise<(TokenGrant & { purpose: TokenPurpose }) | undefined> {
+    if (!TOKEN_SHAPE.test(token)) return undefined;
+    const mac = this.#mac(token);
+    const rows = await this.#db.verification.findMany({ where: { tokenHash: new Uint8Array(mac) } });
+    const row = rows.find((r) => purposes.some((p) => this.#valid(r, p, mac)));
+    if (!row) return undefined;
+    // Only the statement that deletes the row may use it: a concurrent second use finds nothing.
+    const { count } = await this.#db.verification.deleteMany({ where: { id: row.id } });
+    return count === 1 ? { userId: row.userId, email: row.email, purpose: row.purpose as TokenPurpose } : undefined;
+  }
+
+  #valid(row: { purpose: string; tokenHash: Uint8Array; expiresAt: Date }, purpose: TokenPurpose, mac: Buffer): boolean {
+    const stored = Buffer.from(row.tokenHash);
+    if (stored.length !== mac.length || !timingSafeEqual(stored, mac)) return false;
+    return row.purpose === purpose && row.expiresAt.getTime() > this.#now();
+  }
+
+  /** Deletes expired rows; returns how many. */
+  async purgeExpired(): Promise<number> {
+    const { count } = await this.#db.verification.deleteMany({ where: { expiresAt: { lte: new Date(this.#now()) } } });
+    return count;
+  }
+}

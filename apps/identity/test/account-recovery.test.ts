@@ -1,0 +1,198 @@
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { identityKit, sessionCookie, signUp } from "./kit.js";
+import { linkOf, type MailKit, mailKit, pathOf } from "./mail-kit.js";
+
+let kit: MailKit;
+beforeAll(async () => {
+  kit = await mailKit();
+});
+afterAll(async () => {
+  await kit?.close();
+});
+
+const PASSWORD = "correct horse battery";
+
+describe("password reset over real SMTP", () => {
+  it("mails a single-use link; the link redirects with the token; reset ends every session", async () => {
+    const { cookie, body } = await signUp(kit.app);
+    const second = await request(kit.app).post("/api/auth/sign-in/email").send({ email: body.email, password: PASSWORD }).expect(200);
+    const res = await request(kit.app)
+      .post("/api/auth/request-password-reset")
+      .send({ email: body.email, redirectTo: "http://localhost:5173/reset-password" })
+      .expect(200);
+    expect(res.body.status).toBe(true);
+    const mail = await kit.mailTo(body.email, "Reset");
+    expect(mail.html).toContain("Reset password");
+    const link = linkOf(mail);
+    expect(link).toMatch(/^http:\/\/localhost:\d+\/api\/auth\/reset-password\/[\w-]{43}\?callbackURL=/);
+    const token = new URL(link).pathname.split("/").pop() ?? "";
+    // Only a MAC of the token is stored.
+    const rows = await kit.db.prisma.verification.findMany({ where: { purpose: "reset-password" } });
+    expect(JSON.stringify(rows)).not.toContain(token);
+
+    const hop = await request(kit.app).get(pathOf(link)).expect(302);
+    expect(hop.headers.location).toBe(`http://localhost:5173/reset-password?token=${token}`);
+
+    await request(kit.app)
+      .post("/api/auth/reset-password")
+      .send({ newPassword: "a brand new secret", token })
+      .expect(200, { status: true });
+    for (const c of [cookie, sessionCookie(second) ?? ""])
+      await request(kit.app).post("/api/auth/get-session").set("cookie", c).expect(401);
+    await request(kit.app).post("/api/auth/sign-in/email").send({ email: body.email, password: PASSWORD }).expect(401);
+    await request(kit.app).post("/api/auth/sign-in/email").send({ email: body.email, password: "a brand new secret" }).expect(200);
+
+    // The token is spent: the link now redirects with an error, and a second reset is refused.
+    const again = await request(kit.app).get(pathOf(link)).expect(302);
+    expect(again.headers.location).toBe("http://localhost:5173/reset-password?error=INVALID_TOKEN");
+    const reuse = await request(kit.app).post("/api/auth/reset-password").send({ newPassword: "another new secret", token }).expect(400);
+    expect(reuse.body.code).toBe("invalid_token");
+  });
+
+  it("answers the same for an unknown address and sends nothing", async () => {
+    const before = kit.catcher.messages().length;
+    const res = await request(kit.app).post("/api/auth/request-password-reset").send({ email: "nobody-here@example.com" }).expect(200);
+    expect(res.body.status).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(kit.catcher.messages().length).toBe(before);
+  });
+
+  it("refuses a callback on another site (no open redirect) and a malformed or expired token", async () => {
+    const { body } = await signUp(kit.app);
+    const evil = await request(kit.app)
+      .post("/api/auth/request-password-reset")
+      .send({ email: body.email, redirectTo: "https://evil.example/x" });
+    expect(evil.status).toBe(403);
+    await request(kit.app).get("/api/auth/reset-password/abc?callbackURL=https://evil.example/").expect(403);
+    const bad = await request(kit.app).get("/api/auth/reset-password/not-a-token?callbackURL=/reset").expect(302);
+    expect(bad.headers.location).toMatch(/\/reset\?error=INVALID_TOKEN$/);
+    await request(kit.app).post("/api/auth/reset-password").send({ newPassword: "long enough pw" }).expect(400);
+  });
+
+  it("expires the link after an hour", async () => {
+    let now = Date.now();
+    const timed = await mailKit({ now: () => now });
+    try {
+      const { body } = await signUp(timed.app);
+      await request(timed.app).post("/api/auth/request-password-reset").send({ email: body.email }).expect(200);
+      const token = new URL(linkOf(await timed.mailTo(body.email, "Reset"))).pathname.split("/").pop() ?? "";
+      now += 60 * 60 * 1000 + 1;
+      const res = await request(timed.app).post("/api/auth/reset-password").send({ newPassword: "a brand new secret", token }).expect(400);
+      expect(res.body.code).toBe("invalid_token");
+    } finally {
+      await timed.close();
+    }
+  });
+});
+
+describe("email verification", () => {
+  it("sign-up mails a verification link; opening it marks the email verified and get-session says so", async () => {
+    const { cookie, body } = await signUp(kit.app);
+    const link = linkOf(await kit.mailTo(body.email, "Verify"));
+    expect(new URL(link).pathname).toBe("/api/auth/verify-email");
+    let session = await request(kit.app).get("/api/auth/get-session").set("cookie", cookie).expect(200);
+    expect(session.body.user.emailVerified).toBe(false);
+    const res = await request(kit.app).get(pathOf(link)).expect(302);
+    expect(res.headers.location).toMatch(/^http:\/\/localhost:\d+\/$/);
+    session = await request(kit.app).get("/api/auth/get-session").set("cookie", cookie).expect(200);
+    expect(session.body.user.emailVerified).toBe(true);
+    // Single use.
+    const again = await request(kit.app).get(pathOf(link)).expect(302);
+    expect(again.headers.location).toMatch(/\?error=INVALID_TOKEN$/);
+  });
+
+  it("send-verification-email answers 200 alike for unknown, verified and unverified addresses; without callbackURL verify answers JSON", async () => {
+    await request(kit.app).post("/api/auth/send-verification-email").send({ email: "ghost@example.com" }).expect(200, { status: true });
+    const { body } = await signUp(kit.app);
+    await kit.mailTo(body.email, "Verify");
+    // Within a minute of the sign-up mail no second one is sent (the first link still works).
+    await request(kit.app).post("/api/auth/send-verification-email").send({ email: body.email }).expect(200, { status: true });
+    const mails = kit.catcher.messages().filter((m) => m.to.includes(body.email));
+    expect(mails).toHaveLength(1);
+    const token = new URL(linkOf(mails[0] as never)).searchParams.get("token") ?? "";
+    const res = await request(kit.app).get(`/api/auth/verify-email?token=${token}`).expect(200);
+    expect(res.body).toMatchObject({ status: true, user: { email: body.email, emailVerified: true } });
+    const bad = await request(kit.app).get("/api/auth/verify-email?token=nope").expect(400);
+    expect(bad.body.code).toBe("invalid_token");
+  });
+});
+
+describe("change-email", () => {
+  it("mails the new address; the change happens on its link, verified, and the new address signs in", async () => {
+    const { cookie, body } = await signUp(kit.app);
+    const newEmail = `moved-${Date.now()}@example.com`;
+    await request(kit.app).post("/api/auth/change-email").set("cookie", cookie).send({ newEmail, callbackURL: "/settings" }).expect(200);
+    let session = await request(kit.app).get("/api/auth/get-session").set("cookie", cookie).expect(200);
+    expect(session.body.user.email).toBe(body.email);
+    const link = linkOf(await kit.mailTo(newEmail, "new email"));
+    const res = await request(kit.app).get(pathOf(link)).expect(302);
+    expect(res.headers.location).toMatch(/\/settings$/);
+    session = await request(kit.app).get("/api/auth/get-session").set("cookie", cookie).expect(200);
+    expect(session.body.user).toMatchObject({ email: newEmail, emailVerified: true });
+    await request(kit.app).post("/api/auth/sign-in/email").send({ email: newEmail, password: PASSWORD }).expect(200);
+    await request(kit.app).post("/api/auth/sign-in/email").send({ email: body.email, password: PASSWORD }).expect(401);
+  });
+
+  it("needs a session, and answers the same when the new address is taken (no mail then)", async () => {
+    await request(kit.app).post("/api/auth/change-email").send({ newEmail: "x@example.com" }).expect(401);
+    const a = await signUp(kit.app);
+    const b = await signUp(kit.app);
+    await request(kit.app)
+      .post("/api/auth/change-email")
+      .set("cookie", a.cookie)
+      .send({ newEmail: b.body.email })
+      .expect(200, { status: true });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(kit.catcher.messages().filter((m) => m.subject.includes("new email") && m.to.includes(b.body.email))).toHaveLength(0);
+  });
+});
+
+describe("a failing SMTP server", () => {
+  it("answers 503 mail_unavailable and leaves no live token behind", async () => {
+    const { body } = await signUp(kit.app);
+    await kit.mailTo(body.email, "Verify");
+    kit.catcher.setFailing(true);
+    try {
+      const res = await request(kit.app).post("/api/auth/request-password-reset").send({ email: body.email }).expect(503);
+      expect(res.body).toMatchObject({ code: "mail_unavailable", error: { code: "mail_unavailable" } });
+      const user = await kit.db.prisma.user.findUniqueOrThrow({ where: { email: body.email } });
+      expect(await kit.db.prisma.verification.count({ where: { userId: user.id, purpose: "reset-password" } })).toBe(0);
+    } finally {
+      kit.catcher.setFailing(false);
+    }
+    // Mail works again: the next request goes through.
+    await request(kit.app).post("/api/auth/request-password-reset").send({ email: body.email }).expect(200);
+    await kit.mailTo(body.email, "Reset");
+  });
+
+  it("without SMTP_URL the mail routes answer 503 and sign-up still works", async () => {
+    const plain = await identityKit();
+    try {
+      const { body } = await signUp(plain.app);
+      const res = await request(plain.app).post("/api/auth/request-password-reset").send({ email: body.email }).expect(503);
+      expect(res.body.code).toBe("mail_unavailable");
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe("rate limits of the mail routes", () => {
+  it("limits per address (known or unknown alike) and per IP with 429", async () => {
+    const limited = await mailKit({ env: { RATE_LIMIT_MAIL_ADDRESS_MAX: "2", RATE_LIMIT_MAIL_IP_MAX: "5" } });
+    try {
+      const { body } = await signUp(limited.app);
+      for (const email of [body.email, "unknown-person@example.com"]) {
+        for (let i = 0; i < 2; i += 1) await request(limited.app).post("/api/auth/request-password-reset").send({ email }).expect(200);
+        const res = await request(limited.app).post("/api/auth/request-password-reset").send({ email }).expect(429);
+        expect(res.body.code).toBe("rate_limited");
+        expect(res.headers["retry-after"]).toBeDefined();
+      }
+      // The IP's quota (5) is spent by now whatever the address.
+      await request(limited.app).post("/api/auth/send-verification-email").send({ email: "fresh@example.com" }).expect(429);
+    } finally {
+      await limited.close();
+    }
+  });
+});

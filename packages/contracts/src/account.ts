@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { callbackUrlSchema, cleanString, emailSchema, imageSchema, nameSchema, PASSWORD_MAX_LENGTH, passwordSchema } from "./auth.js";
+
+// Bodies and answers of the account lifecycle routes under /api/auth (docs/accounts.md). Paths,
+// field names and answers follow better-auth's, so its client (`better-auth/client`) works.
+
+/** A password being checked (not set): any length up to the hashing bound. */
+const currentPasswordSchema = cleanString("password")
+  .min(1, "password is required")
+  .max(PASSWORD_MAX_LENGTH * 4, "password is too long");
+
+/** A mailed token as it arrives in a link. */
+export const mailTokenSchema = cleanString("token").min(1, "token is required").max(200, "token is too long");
+
+/** POST /api/auth/request-password-reset. */
+export const requestPasswordResetBody = z.strictObject({ email: emailSchema, redirectTo: callbackUrlSchema.optional() });
+export type RequestPasswordResetBody = z.infer<typeof requestPasswordResetBody>;
+
+/** POST /api/auth/reset-password (the token may also come as `?token=`). */
+export const resetPasswordBody = z.strictObject({ newPassword: passwordSchema, token: mailTokenSchema.optional() });
+export type ResetPasswordBody = z.infer<typeof resetPasswordBody>;
+
+/** Query of GET /api/auth/reset-password/:token. */
+export const resetPasswordLinkQuery = z.object({ callbackURL: callbackUrlSchema.optional() });
+
+/** POST /api/auth/send-verification-email. */
+export const sendVerificationEmailBody = z.strictObject({ email: emailSchema, callbackURL: callbackUrlSchema.optional() });
+export type SendVerificationEmailBody = z.infer<typeof sendVerificationEmailBody>;
+
+/** Query of GET /api/auth/verify-email. */
+export const verifyEmailQuery = z.object({ token: mailTokenSchema, callbackURL: callbackUrlSchema.optional() });
+
+/** POST /api/auth/change-password. */
+export const changePasswordBody = z.strictObject({
+  currentPassword: currentPasswordSchema,
+  newPassword: passwordSchema,
+  revokeOtherSessions: z.boolean().optional(),
+});
+export type ChangePasswordBody = z.infer<typeof changePasswordBody>;
+
+/** POST /api/auth/change-email. */
+export const changeEmailBody = z.strictObject({ newEmail: emailSchema, callbackURL: callbackUrlSchema.optional() });
+export type ChangeEmailBody = z.infer<typeof changeEmailBody>;
+
+/** POST /api/auth/update-user: at least one field; `image: null` removes the image. */
+export const updateUserBody = z
+  .strictObject({ name: nameSchema.optional(), image: imageSchema.nullable().optional() })
+  .refine((body) => body.name !== undefined || body.image !== undefined, "nothing to update: send name or image");
+export type UpdateUserBody = z.infer<typeof updateUserBody>;
+
+/** POST /api/auth/revoke-session: the session's id (from list-sessions), or a cookie value. */
+export const revokeSessionBody = z
+  .strictObject({ id: cleanString("id").min(1).max(200).optional(), token: cleanString("token").min(1).max(200).optional() })
+  .refine((body) => body.id !== undefined || body.token !== undefined, "send the session's id (or token)");
+export type RevokeSessionBody = z.infer<typeof revokeSessionBody>;
+
+/** POST /api/auth/delete-user. */
+export const deleteUserBody = z.strictObject({ password: currentPasswordSchema, callbackURL: callbackUrlSchema.optional() });
+export type DeleteUserBody = z.infer<typeof deleteUserBody>;
+
+/** The answer of the mail-sending and most state-changing routes, as better-auth's. */
+export const statusResponse = z.object({ status: z.literal(true) });
+export type StatusResponse = z.infer<typeof statusResponse>;
+
+/** One row of GET /api/auth/list-sessions: never the cookie secret. */
+export const listedSessionSchema = z.object({
+  id: z.string(),
+  userId: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  expiresAt: z.string(),
+  ipAddress: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  /** True for the session of the request. */
+  current: z.boolean(),
+});
+export type ListedSession = z.infer<typeof listedSessionSchema>;
+export const listSessionsResponse = z.array(listedSessionSchema);
+
+/** POST /api/auth/change-password: `token` is the new cookie value when other sessions were revoked. */
+export const changePasswordResponse = z.object({ token: z.string().nullable(), user: z.looseObject({ id: z.string() }) });
+
+/** POST /api/auth/delete-user. */
+export const deleteUserResponse = z.object({ success: z.literal(true), message: z.string() });
+
+/** GET /api/auth/token, as better-auth's JWT plugin answers. */
+export const tokenResponse = z.object({ token: z.string() });
+export type TokenResponse = z.infer<typeof tokenResponse>;
+
+/** The NOTIFY channel of account deletions; the payload is {@link userDeletedEventSchema}. */
+export const USER_DELETED_CHANNEL = "auth_user_deleted";
+/** Payload of {@link USER_DELETED_CHANNEL}: only a trigger; the `user_deletion` rows are the truth. */
+export const userDeletedEventSchema = z.object({ userId: z.string() });
+export type UserDeletedEvent = z.infer<typeof userDeletedEventSchema>;
