@@ -14,6 +14,12 @@ import type { CommandBody, Reply } from "./protocol.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
+/**
+ * Identity requires an outgoing mail server in production (apps/identity/src/config.ts). The
+ * benchmark reads no mail: unless SMTP_URL is given, a closed local port refuses every send at once.
+ */
+export const BENCH_SMTP_URL = process.env.SMTP_URL || "smtp://127.0.0.1:1";
+
 /** Where things run: the server core and the load/infrastructure core (undefined: no pinning). */
 export interface Cores {
   server: number | undefined;
@@ -178,6 +184,7 @@ export async function startStack(db: Database, logLevel: string, log: (line: str
       RATE_LIMIT_IP_MAX: "100000000",
       RATE_LIMIT_ACCOUNT_MAX: "100000000",
       MAX_SESSIONS_PER_USER: "100000",
+      SMTP_URL: BENCH_SMTP_URL,
     },
     envFor: (name) => {
       const extra: Record<string, string> = {};

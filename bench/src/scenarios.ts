@@ -3,6 +3,7 @@ import path from "node:path";
 import { ENTRY, ROOT } from "@app/stack";
 import pg from "pg";
 import {
+  BENCH_SMTP_URL,
   type Cores,
   type Database,
   type LoadWorker,
@@ -628,6 +629,7 @@ async function profileIdentity(ctx: Ctx, dir: string): Promise<ProfileSummary | 
     RATE_LIMIT_IP_MAX: "100000000",
     RATE_LIMIT_ACCOUNT_MAX: "100000000",
     MAX_SESSIONS_PER_USER: "100000",
+    SMTP_URL: BENCH_SMTP_URL,
   });
   try {
     const result = await http(ctx, {
