@@ -25,7 +25,9 @@ import { exposeHeaders } from "./middleware/expose-headers.js";
 import { adminRoutes } from "./routes/admin.js";
 import { generateRoutes } from "./routes/generate.js";
 import { healthRoutes } from "./routes/health.js";
+import { McpToolsService } from "./mcp/tools.js";
 import { mcpOAuthRoutes } from "./routes/mcp-oauth.js";
+import { mcpToolRoutes } from "./routes/mcp-tools.js";
 import { meRoutes } from "./routes/me.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { agentRoutes, chatRoutes, mcpServerRoutes, projectRoutes } from "./routes/resources.js";
@@ -34,7 +36,7 @@ import { uploadRoutes } from "./routes/uploads.js";
 import { AgentsService } from "./services/agents.js";
 import { ChatsService } from "./services/chats.js";
 import { FileStore } from "./services/file-store.js";
-import { McpOAuthService, type TokenTransport } from "./services/mcp-oauth.js";
+import { McpOAuthService } from "./services/mcp-oauth.js";
 import { McpServersService } from "./services/mcp-servers.js";
 import { ProjectsService } from "./services/projects.js";
 import { RolesService } from "./services/roles.js";
@@ -55,8 +57,6 @@ export interface ApiDeps {
   fetch?: typeof fetch;
   /** DNS resolution of the outbound URL policy (tests map names to addresses). */
   resolveHost?: ResolveAll;
-  /** Replaces the pinned HTTP POST of the OAuth code exchange (tests). */
-  tokenTransport?: TokenTransport;
   /** Schedules the end of SSE streams and sockets at their token's expiry (tests fire it by hand). */
   expiry?: ExpiryScheduler;
   /** Text provider to use instead of the configured one. */
@@ -148,7 +148,6 @@ export function createApp(deps: ApiDeps): ApiApp {
     redirectUri: config.mcpRedirectUri,
     policy,
     logger,
-    ...(deps.tokenTransport ? { transport: deps.tokenTransport } : {}),
     ...(deps.now ? { now: deps.now } : {}),
   });
   const expiry = deps.expiry ?? createExpiryScheduler(deps.now ? { now: deps.now } : {});
@@ -185,6 +184,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   agentRoutes(api, new AgentsService(prisma));
   chatRoutes(api, new ChatsService(prisma));
   mcpServerRoutes(api, mcpServers);
+  mcpToolRoutes(api, new McpToolsService(mcpServers, oauth, { ...config.mcpTools, resolve: (url) => policy.resolve(url), logger }));
   uploadRoutes(api, { uploads: new UploadsService(prisma, store), authenticate, limits: uploadLimits });
   generateRoutes(api, { provider: deps.textProvider ?? textProviderFrom(config, deps.fetch), sse, authenticate, logger, caps });
   const cookieAuth = cookieSession({ getSessionUrl: config.getSessionUrl, ...(deps.fetch ? { fetch: deps.fetch } : {}) });

@@ -75,6 +75,9 @@ const schema = z
     OPENAI_TIMEOUT_MS: z.coerce.number().int().min(10).default(60_000),
     MCP_OAUTH_RETURN_URL: z.url().optional(),
     MCP_ALLOW_PRIVATE_URLS: bool.default("false"),
+    MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+    MCP_MAX_RESULT_BYTES: z.coerce.number().int().min(1_024).default(MIB),
+    MCP_MAX_CALLS_PER_USER: z.coerce.number().int().min(1).default(4),
     SSE_HEARTBEAT_MS: z.coerce.number().int().min(10).default(15_000),
     SSE_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1).default(MIB),
     SSE_MAX_RESUME_EVENTS: z.coerce.number().int().min(1).default(500),
@@ -145,6 +148,8 @@ export interface ApiConfig {
   mcpRedirectUri: string;
   /** Development/test only: MCP OAuth endpoints may be http and private or loopback addresses. */
   mcpAllowPrivateUrls: boolean;
+  /** MCP tool requests: deadline, largest answer, and how many one user may run at once (429 beyond). */
+  mcpTools: { callTimeoutMs: number; maxResultBytes: number; maxCallsPerUser: number };
   sseHeartbeatMs: number;
   /** Unsent bytes an SSE response may hold before the stream is ended (slow reader). */
   sseMaxBufferedBytes: number;
@@ -200,6 +205,11 @@ export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): A
     mcpReturnUrl: env.MCP_OAUTH_RETURN_URL ?? `${baseUrl}/`,
     mcpRedirectUri: `${baseUrl}/api/mcp-oauth/callback`,
     mcpAllowPrivateUrls: env.MCP_ALLOW_PRIVATE_URLS === "true",
+    mcpTools: {
+      callTimeoutMs: env.MCP_CALL_TIMEOUT_MS,
+      maxResultBytes: env.MCP_MAX_RESULT_BYTES,
+      maxCallsPerUser: env.MCP_MAX_CALLS_PER_USER,
+    },
     sseHeartbeatMs: env.SSE_HEARTBEAT_MS,
     sseMaxBufferedBytes: env.SSE_MAX_BUFFERED_BYTES,
     sseMaxResumeEvents: env.SSE_MAX_RESUME_EVENTS,

@@ -76,3 +76,98 @@ export function pinnedPost(target: PinnedTarget, options: PinnedPostOptions): Pr
     req.end(options.body);
   });
 }
+
+/** A `fetch` as the MCP SDK takes it (`fetchFn`). */
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** The body of a {@link pinnedFetch} answer went over its cap. */
+export class ResponseTooLarge extends Error {
+  constructor(maxBytes: number) {
+    super(`response body is larger than ${maxBytes} bytes`);
+    this.name = "ResponseTooLarge";
+  }
+}
+
+/** Options of {@link pinnedFetch}. */
+export interface PinnedFetchOptions {
+  /** Checks and pins every URL (see OutboundUrlPolicy in ./outbound-url.ts). */
+  resolve: (url: string) => Promise<PinnedTarget>;
+  /** Each exchange, connect to last byte (default 10 s). */
+  timeoutMs?: number;
+  /** Largest body streamed (default 64 KiB); past it the body stream errors with {@link ResponseTooLarge}. */
+  maxBytes?: number;
+  /** Called when a body goes over `maxBytes` (a streamed body's error may not reach the caller). */
+  onTooLarge?: () => void;
+}
+
+const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
+
+/**
+ * A `fetch` whose every request goes through the outbound policy and {@link pinnedLookup}:
+ * redirects are answered, never followed (the caller sees the 3xx), and the body is streamed (so
+ * Server-Sent Events work) with a byte cap. This is the `fetchFn` handed to the MCP SDK's auth
+ * helpers and its Streamable HTTP transport, so no SDK request can reach a private address.
+ */
+export function pinnedFetch(options: PinnedFetchOptions): FetchLike {
+  const maxBytes = options.maxBytes ?? MAX_UPSTREAM_JSON_BYTES;
+  return async (input, init = {}) => {
+    const target = await options.resolve(input instanceof URL ? input.href : String(input));
+    const body = init.body == null ? undefined : Buffer.from(await new Response(init.body).arrayBuffer());
+    const headers: Record<string, string> = Object.fromEntries(new Headers(init.headers));
+    if (body) headers["content-length"] = String(body.byteLength);
+    const deadline = AbortSignal.timeout(options.timeoutMs ?? 10_000);
+    const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    const transport = target.url.protocol === "https:" ? https : http;
+    return new Promise<Response>((resolve, reject) => {
+      const req = transport.request(target.url, {
+        method: init.method ?? "GET",
+        agent: false,
+        lookup: pinnedLookup(target.address, target.family),
+        headers,
+        signal,
+      });
+      req.on("error", reject);
+      req.on("response", (res) => {
+        const status = res.statusCode ?? 502;
+        const answer = new Headers();
+        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) answer.append(res.rawHeaders[i] ?? "", res.rawHeaders[i + 1] ?? "");
+        let size = 0;
+        let open = true;
+        const stream = new ReadableStream<Uint8Array>({
+          start(controller) {
+            const fail = (error: Error) => {
+              if (!open) return;
+              open = false;
+              controller.error(error);
+              res.destroy();
+            };
+            res.on("data", (chunk: Buffer) => {
+              size += chunk.byteLength;
+              if (size > maxBytes) {
+                options.onTooLarge?.();
+                return fail(new ResponseTooLarge(maxBytes));
+              }
+              if (open) controller.enqueue(new Uint8Array(chunk));
+            });
+            res.on("end", () => {
+              if (open) controller.close();
+              open = false;
+            });
+            res.on("error", fail);
+            res.on("close", () => fail(new Error("connection closed before the body ended")));
+          },
+          cancel() {
+            open = false;
+            res.destroy();
+          },
+        });
+        if (NULL_BODY_STATUS.has(status) || status < 200 || status > 599) {
+          res.destroy();
+          return resolve(new Response(null, { status: status < 200 || status > 599 ? 502 : status, headers: answer }));
+        }
+        resolve(new Response(stream, { status, statusText: res.statusMessage ?? "", headers: answer }));
+      });
+      req.end(body);
+    });
+  };
+}

@@ -1,12 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { McpCallbackQuery } from "@app/contracts";
-import type { PrismaClient } from "@app/db";
+import type { Prisma, PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { SecretBox } from "@app/secret-box";
+import { exchangeAuthorization, refreshAuthorization, startAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { Logger } from "pino";
-import { z } from "zod";
 import type { OutboundUrlPolicy } from "../lib/outbound-url.js";
-import { type PinnedResponse, pinnedPost } from "../lib/pinned-request.js";
+import { type FetchLike, pinnedFetch } from "../lib/pinned-request.js";
+import { McpConnections } from "../mcp/connection.js";
+import { mcpError } from "../mcp/errors.js";
 import { type McpServersService, sealContext } from "./mcp-servers.js";
 
 /** How long an authorization may take from redirect to callback. */
@@ -15,33 +18,22 @@ export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
 /** Longest token lifetime believed (10 years); a larger `expires_in` is cut to it. */
 export const MAX_TOKEN_LIFETIME_S = 10 * 365 * 24 * 3600;
 
+/** An access token this close to its expiry is refreshed before use. */
+export const REFRESH_MARGIN_MS = 60 * 1000;
+
 /** The one answer to every failed code exchange, so its status and text reveal nothing about the target. */
 export const EXCHANGE_FAILED = "authorization could not be completed";
 
-const tokenResponse = z.looseObject({
-  access_token: z.string().min(1),
-  refresh_token: z.string().min(1).optional(),
-  expires_in: z.coerce
-    .number()
-    .positive()
-    .transform((s) => Math.min(s, MAX_TOKEN_LIFETIME_S))
-    .optional(),
-  token_type: z.string().optional(),
-});
-
 const sha256 = (value: string) => createHash("sha256").update(value).digest();
-
-/** Sends the token request: POST `form` to `url` (after the outbound policy), answering status and body. */
-export type TokenTransport = (url: string, form: URLSearchParams) => Promise<PinnedResponse>;
 
 /** Settings of {@link McpOAuthService}. */
 export interface McpOAuthSettings {
   redirectUri: string;
-  /** The outbound URL policy the token URL must pass (checked on every exchange, connection pinned). */
+  /** The outbound URL policy every discovered URL and endpoint must pass (connections pinned). */
   policy: OutboundUrlPolicy;
   logger: Logger;
-  /** Replaces the pinned HTTP POST (tests). */
-  transport?: TokenTransport;
+  /** The policy-enforcing fetch handed to the SDK (default: {@link pinnedFetch} over `policy`). */
+  fetchFn?: FetchLike;
   now?: () => number;
 }
 
@@ -52,16 +44,21 @@ export interface BegunFlow {
 }
 
 /**
- * OAuth 2.1 authorization code + PKCE (S256) for a user's MCP server. The state and the PKCE
- * verifier stay server-side (only SHA-256 of the state is the row key; the verifier is sealed),
- * single use, for {@link OAUTH_STATE_TTL_MS}; the flow is bound to the browser that started it by
- * a nonce cookie (only its SHA-256 is stored). The token URL is user-chosen, so the exchange goes
- * through the outbound policy (public https addresses only, connection pinned, 64 KiB answer) and
- * every failure answers the same 400. The tokens are stored sealed under DATA_ENCRYPTION_KEY.
+ * OAuth 2.1 authorization code + PKCE (S256) for a user's MCP server, following the MCP
+ * authorization specification with the SDK's helpers: discovery and registration live in
+ * ../mcp/connection.ts; here the flow is started (`resource` sent, RFC 8707), finished and kept
+ * alive by refresh. The state and the PKCE verifier stay server-side (only SHA-256 of the state is
+ * the row key; the verifier is sealed), single use, for {@link OAUTH_STATE_TTL_MS}; the flow is
+ * bound to the browser that started it by a nonce cookie (only its SHA-256 is stored). Every
+ * request goes through the outbound policy; every failed exchange answers the same 400. Tokens are
+ * stored sealed under DATA_ENCRYPTION_KEY.
  */
 export class McpOAuthService {
   readonly #now: () => number;
-  readonly #transport: TokenTransport;
+  readonly #fetch: FetchLike;
+  readonly #connections: McpConnections;
+  /** One refresh at a time per server: a rotating refresh token must not be spent twice. */
+  readonly #refreshing = new Map<string, Promise<string>>();
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -70,46 +67,50 @@ export class McpOAuthService {
     private readonly settings: McpOAuthSettings,
   ) {
     this.#now = settings.now ?? Date.now;
-    this.#transport =
-      settings.transport ??
-      (async (url, form) =>
-        pinnedPost(await settings.policy.resolve(url), {
-          headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-          body: form.toString(),
-        }));
+    this.#fetch = settings.fetchFn ?? pinnedFetch({ resolve: (url) => settings.policy.resolve(url) });
+    this.#connections = new McpConnections(prisma, box, { ...settings, fetchFn: this.#fetch });
   }
 
-  /** Starts a flow: stores state, verifier and the nonce's hash; returns the redirect and the nonce for the cookie. */
+  /** The policy-enforcing fetch (shared with the tool calls). */
+  get fetchFn(): FetchLike {
+    return this.#fetch;
+  }
+
+  /**
+   * Starts a flow: discovers (or reads the overrides), registers a client when none is known,
+   * stores state, verifier and the nonce's hash; returns the redirect and the nonce for the cookie.
+   */
   async begin(userId: string, serverId: string): Promise<BegunFlow> {
     const server = await this.servers.row(userId, serverId);
-    if (!server.authorizationUrl || !server.tokenUrl || !server.clientId) {
-      throw new AppError("bad_request", "this MCP server has no OAuth settings");
-    }
+    const connection = await this.#connections.prepare(server);
     const state = randomBytes(32).toString("base64url");
-    const verifier = randomBytes(32).toString("base64url");
     const nonce = randomBytes(32).toString("base64url");
     const stateId = sha256(state).toString("hex");
-    const now = this.#now();
+    let started: Awaited<ReturnType<typeof startAuthorization>>;
+    try {
+      started = await startAuthorization(connection.authServerUrl, {
+        metadata: connection.metadata,
+        clientInformation: connection.client,
+        redirectUrl: this.settings.redirectUri,
+        state,
+        resource: connection.resource,
+        ...(connection.scope ? { scope: connection.scope } : {}),
+      });
+    } catch (cause) {
+      throw mcpError("mcp_upstream_invalid", "the authorization server cannot do authorization code with PKCE S256", cause);
+    }
     await this.purgeExpired();
     await this.prisma.mcpOAuthState.create({
       data: {
         id: stateId,
         userId,
         serverId,
-        codeVerifier: this.box.seal(verifier, `mcp-state:${stateId}`),
+        codeVerifier: this.box.seal(started.codeVerifier, `mcp-state:${stateId}`),
         nonceHash: sha256(nonce).toString("hex"),
-        expiresAt: new Date(now + OAUTH_STATE_TTL_MS),
+        expiresAt: new Date(this.#now() + OAUTH_STATE_TTL_MS),
       },
     });
-    const url = new URL(server.authorizationUrl);
-    url.searchParams.set("response_type", "code");
-    url.searchParams.set("client_id", server.clientId);
-    url.searchParams.set("redirect_uri", this.settings.redirectUri);
-    url.searchParams.set("state", state);
-    url.searchParams.set("code_challenge", sha256(verifier).toString("base64url"));
-    url.searchParams.set("code_challenge_method", "S256");
-    if (server.scope) url.searchParams.set("scope", server.scope);
-    return { location: url.toString(), nonce };
+    return { location: started.authorizationUrl.toString(), nonce };
   }
 
   /**
@@ -122,8 +123,8 @@ export class McpOAuthService {
   }
 
   /**
-   * Finishes a flow: consumes the state, requires the nonce of the browser that started it (and
-   * the configured issuer), exchanges the code with the verifier, stores the tokens.
+   * Finishes a flow: consumes the state, requires the nonce of the browser that started it and
+   * the expected issuer (RFC 9207), exchanges the code with the verifier, stores the tokens.
    */
   async complete(query: McpCallbackQuery, nonce: string | undefined): Promise<{ serverId: string }> {
     const stateId = sha256(query.state).toString("hex");
@@ -145,56 +146,102 @@ export class McpOAuthService {
     const verifier = this.box.open(pending.codeVerifier, `mcp-state:${stateId}`);
     if (!verifier) throw new AppError("bad_request", "authorization state cannot be opened; start again");
     const server = await this.servers.row(pending.userId, pending.serverId);
-    if (!server.tokenUrl || !server.clientId) throw new AppError("bad_request", "this MCP server has no OAuth settings");
-    if (server.issuer && query.iss !== server.issuer) {
+    const connection = this.#connections.stored(server);
+    if (!connection) throw new AppError("bad_request", "this MCP server is not set up for authorization; start again");
+    const issuer = server.issuer ?? (server.authorizationUrl ? undefined : connection.metadata.issuer);
+    const issRequired =
+      server.issuer !== null ||
+      (connection.metadata as { authorization_response_iss_parameter_supported?: unknown })
+        .authorization_response_iss_parameter_supported === true;
+    if (issuer && (query.iss !== undefined || issRequired) && query.iss !== issuer) {
       throw new AppError("bad_request", "the authorization response came from another issuer; start again");
     }
-    const form = new URLSearchParams({
-      grant_type: "authorization_code",
-      code: query.code,
-      redirect_uri: this.settings.redirectUri,
-      client_id: server.clientId,
-      code_verifier: verifier,
-    });
-    const secret = server.clientSecret ? this.box.open(server.clientSecret, sealContext(server.id, "client_secret")) : undefined;
-    if (secret) form.set("client_secret", secret);
-    const tokens = await this.#exchange(server.id, server.tokenUrl, form);
-    const now = this.#now();
-    await this.prisma.mcpServer.update({
-      where: { id: server.id },
-      data: {
-        accessToken: this.box.seal(tokens.access_token, sealContext(server.id, "access_token")),
-        refreshToken: tokens.refresh_token ? this.box.seal(tokens.refresh_token, sealContext(server.id, "refresh_token")) : null,
-        tokenExpiresAt: tokens.expires_in ? new Date(now + tokens.expires_in * 1000) : null,
-        connectedAt: new Date(now),
-      },
-    });
+    let tokens: OAuthTokens;
+    try {
+      tokens = await exchangeAuthorization(connection.authServerUrl, {
+        metadata: connection.metadata,
+        clientInformation: connection.client,
+        authorizationCode: query.code,
+        codeVerifier: verifier,
+        redirectUri: this.settings.redirectUri,
+        resource: connection.resource,
+        fetchFn: this.#fetch,
+      });
+    } catch (cause) {
+      this.settings.logger.warn(
+        { serverId: server.id, err: cause instanceof Error ? cause.message : undefined },
+        "MCP token exchange failed",
+      );
+      throw new AppError("bad_request", EXCHANGE_FAILED, { cause });
+    }
+    await this.#store(server.id, tokens, null);
     return { serverId: server.id };
   }
 
-  /** The code exchange; any failure (policy, network, status, body) is logged here and answered with {@link EXCHANGE_FAILED}. */
-  async #exchange(serverId: string, tokenUrl: string, form: URLSearchParams): Promise<z.output<typeof tokenResponse>> {
-    const failed = (reason: string, cause?: unknown) => {
-      this.settings.logger.warn({ serverId, reason, err: cause instanceof Error ? cause.message : undefined }, "MCP token exchange failed");
-      return new AppError("bad_request", EXCHANGE_FAILED, cause === undefined ? {} : { cause });
-    };
-    let response: PinnedResponse;
+  /**
+   * A usable access token for the server: refreshed first when it expires within
+   * {@link REFRESH_MARGIN_MS} (or when `force`, after the server refused it). Without one, or when
+   * the refresh fails, the server is marked `needs_reconnect` and 409 `mcp_reconnect_required`
+   * is thrown.
+   */
+  async accessToken(server: Prisma.McpServerModel, force = false): Promise<string> {
+    const current = server.accessToken ? this.box.open(server.accessToken, sealContext(server.id, "access_token")) : undefined;
+    if (server.status !== "connected" || !current) {
+      throw mcpError("mcp_reconnect_required", "this MCP server is not connected: authorize it (GET /api/mcp-oauth/authorize)");
+    }
+    const expiring = server.tokenExpiresAt !== null && server.tokenExpiresAt.getTime() - REFRESH_MARGIN_MS <= this.#now();
+    if (!force && !expiring) return current;
+    const running = this.#refreshing.get(server.id);
+    if (running) return running;
+    const refresh = this.#refresh(server).finally(() => this.#refreshing.delete(server.id));
+    this.#refreshing.set(server.id, refresh);
+    return refresh;
+  }
+
+  /** Records that the server refused even fresh tokens: the user must authorize again. */
+  async markNeedsReconnect(serverId: string): Promise<void> {
+    await this.prisma.mcpServer.updateMany({ where: { id: serverId }, data: { status: "needs_reconnect" } });
+  }
+
+  async #refresh(server: Prisma.McpServerModel): Promise<string> {
+    const refreshToken = server.refreshToken ? this.box.open(server.refreshToken, sealContext(server.id, "refresh_token")) : undefined;
+    const connection = this.#connections.stored(server);
     try {
-      response = await this.#transport(tokenUrl, form);
+      if (!refreshToken || !connection) throw new Error("no refresh token");
+      const tokens = await refreshAuthorization(connection.authServerUrl, {
+        metadata: connection.metadata,
+        clientInformation: connection.client,
+        refreshToken,
+        resource: connection.resource,
+        fetchFn: this.#fetch,
+      });
+      await this.#store(server.id, tokens, refreshToken);
+      return tokens.access_token;
     } catch (cause) {
-      throw failed("token endpoint refused by policy or unreachable", cause);
+      this.settings.logger.warn(
+        { serverId: server.id, err: cause instanceof Error ? cause.message : undefined },
+        "MCP token refresh failed",
+      );
+      await this.markNeedsReconnect(server.id);
+      throw mcpError("mcp_reconnect_required", "the MCP server's authorization expired or was revoked: authorize it again", cause);
     }
-    if (response.status < 200 || response.status >= 300) throw failed(`token endpoint answered ${response.status}`);
-    if (response.body === undefined) throw failed("token endpoint answer is too large");
-    let json: unknown;
-    try {
-      json = JSON.parse(response.body);
-    } catch {
-      throw failed("token endpoint answer is not JSON");
-    }
-    const parsed = tokenResponse.safeParse(json);
-    if (!parsed.success) throw failed("token endpoint answer has no usable access token");
-    return parsed.data;
+  }
+
+  /** Stores tokens sealed; a refresh answer without a new refresh token keeps the old one (RFC 6749 §6). */
+  async #store(serverId: string, tokens: OAuthTokens, previousRefresh: string | null): Promise<void> {
+    const now = this.#now();
+    const lifetime = tokens.expires_in && tokens.expires_in > 0 ? Math.min(tokens.expires_in, MAX_TOKEN_LIFETIME_S) : undefined;
+    const refresh = tokens.refresh_token ?? previousRefresh;
+    await this.prisma.mcpServer.update({
+      where: { id: serverId },
+      data: {
+        accessToken: this.box.seal(tokens.access_token, sealContext(serverId, "access_token")),
+        refreshToken: refresh ? this.box.seal(refresh, sealContext(serverId, "refresh_token")) : null,
+        tokenExpiresAt: lifetime ? new Date(now + lifetime * 1000) : null,
+        status: "connected",
+        ...(previousRefresh === null ? { connectedAt: new Date(now) } : {}),
+      },
+    });
   }
 }
 
