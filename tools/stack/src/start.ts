@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `pnpm start`: the whole service on one base URL (default http://localhost:3000). Run by
-// bin/start.mjs after the build, in the same process; every way of stopping it (Ctrl-C, SIGTERM,
-// SIGHUP, the parent dying) runs the same orderly stop and exits 0.
+// bin/start.mjs after the build, in its own process group; every way of stopping it (Ctrl-C,
+// SIGTERM, SIGHUP, the parent dying) runs the same orderly stop and exits 0 (docs/local-stack.md).
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
