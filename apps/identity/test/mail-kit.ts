@@ -1,8 +1,10 @@
+import type { TestDatabase } from "@app/db/testing";
 import { type CaughtMail, createMailer, type MailCatcher, type Mailer, startMailCatcher } from "@app/mailer";
 import { identityKit, type Kit } from "./kit.js";
 
 /** An identity app whose mail goes over SMTP to a real mail catcher started for the test. */
 export interface MailKit extends Kit {
+  database: TestDatabase;
   catcher: MailCatcher;
   mailer: Mailer;
   /** The first mail to `to` (with `subject` containing the text, if given) that arrives. */
