@@ -1,0 +1,153 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createAuthClient } from "better-auth/client";
+import { jwtClient } from "better-auth/client/plugins";
+import { createLocalJWKSet, jwtVerify } from "jose";
+import { parseSetCookie } from "set-cookie-parser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { linkOf, type MailKit, mailKit } from "./mail-kit.js";
+
+// better-auth's official client, unchanged, against a real identity listening on a free port,
+// with mail over real SMTP to a catcher. It runs in Node, so a cookie jar stands in for the browser.
+
+/** A fetch that keeps cookies like one browser (set-cookie-parser reads Set-Cookie). */
+function cookieJarFetch() {
+  const jar = new Map<string, string>();
+  const jarFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const headers = new Headers(init.headers);
+    if (jar.size) headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
+    const response = await fetch(input, { ...init, headers });
+    for (const cookie of parseSetCookie(response.headers.getSetCookie())) {
+      const expired = (cookie.expires && cookie.expires.getTime() <= Date.now()) || cookie.maxAge === 0;
+      if (!cookie.value || expired) jar.delete(cookie.name);
+      else jar.set(cookie.name, cookie.value);
+    }
+    return response;
+  };
+  return { fetch: jarFetch, jar };
+}
+
+let kit: MailKit;
+let server: Server;
+let baseURL: string;
+
+beforeAll(async () => {
+  kit = await mailKit();
+  server = createServer(kit.app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await kit?.close();
+});
+
+/** A better-auth client with its own cookie jar (one simulated browser). */
+function browser() {
+  const { fetch: customFetchImpl, jar } = cookieJarFetch();
+  const client = createAuthClient({ baseURL, plugins: [jwtClient()], fetchOptions: { customFetchImpl } });
+  return { client, jar, fetch: customFetchImpl };
+}
+
+/** Opens a mailed link on this server (its path and query), as a click would, without following redirects. */
+function open(b: ReturnType<typeof browser>, link: string) {
+  const url = new URL(link);
+  return b.fetch(`${baseURL}${url.pathname}${url.search}`, { redirect: "manual" });
+}
+
+const PASSWORD = "correct horse battery";
+
+describe("better-auth's client against identity", () => {
+  it("drives every account flow, with error.code and error.message on its errors", async () => {
+    const email = `ba-${Date.now()}@example.com`;
+    const b = browser();
+
+    // get-session without a session: data null and no error, as against better-auth itself.
+    const none = await b.client.getSession();
+    expect(none.data).toBeNull();
+    expect(none.error).toBeNull();
+
+    const up = await b.client.signUp.email({
+      email,
+      password: PASSWORD,
+      name: "Ba",
+      image: "https://img.example.com/ba.png",
+      callbackURL: "/",
+    });
+    expect(up.error).toBeNull();
+    expect(up.data?.user.email).toBe(email);
+    const taken = await b.client.signUp.email({ email, password: PASSWORD, name: "Ba" });
+    expect(taken.error).toMatchObject({ status: 409, code: "email_taken", message: expect.any(String) });
+
+    let session = await b.client.getSession();
+    expect(session.data?.user).toMatchObject({ email, emailVerified: false, image: "https://img.example.com/ba.png" });
+
+    // jwks (jwtClient plugin) and the JWT plugin's /token.
+    const jwks = await b.client.jwks();
+    expect(jwks.data?.keys.length).toBeGreaterThan(0);
+    const token = await b.client.$fetch<{ token: string }>("/token", { method: "GET" });
+    const { payload } = await jwtVerify(token.data?.token ?? "", createLocalJWKSet(jwks.data as never), { issuer: kit.config.issuer });
+    expect(payload.sub).toBe(session.data?.user.id);
+
+    // Verification: the sign-up mail's link, asked again through the client (no second mail within a minute).
+    expect((await b.client.sendVerificationEmail({ email, callbackURL: "/" })).data).toMatchObject({ status: true });
+    const verifyToken = new URL(linkOf(await kit.mailTo(email, "Verify"))).searchParams.get("token") ?? "";
+    const verified = await b.client.verifyEmail({ query: { token: verifyToken } });
+    expect(verified.error).toBeNull();
+    session = await b.client.getSession();
+    expect(session.data?.user.emailVerified).toBe(true);
+
+    const updated = await b.client.updateUser({ name: "Ba Renamed", image: "https://img.example.com/2.png" });
+    expect(updated.error).toBeNull();
+    expect((await b.client.getSession()).data?.user.name).toBe("Ba Renamed");
+
+    // Sessions: a second browser, listed, revoked; then everyone else.
+    const phone = browser();
+    expect((await phone.client.signIn.email({ email, password: PASSWORD, rememberMe: false, callbackURL: "/" })).error).toBeNull();
+    const third = browser();
+    await third.client.signIn.email({ email, password: PASSWORD });
+    const listed = await b.client.listSessions();
+    expect(listed.data).toHaveLength(3);
+    const phoneId = [...phone.jar.values()][0]?.split(".")[0];
+    expect(listed.data?.some((s) => s.id === phoneId)).toBe(true);
+    expect((await b.client.revokeSession({ token: phoneId ?? "" })).error).toBeNull();
+    expect((await phone.client.getSession()).data).toBeNull();
+    expect((await b.client.revokeOtherSessions()).error).toBeNull();
+    expect((await third.client.getSession()).data).toBeNull();
+
+    const badChange = await b.client.changePassword({ currentPassword: "wrong wrong", newPassword: "next password 1" });
+    expect(badChange.error).toMatchObject({ status: 400, code: "invalid_password", message: expect.any(String) });
+    const changed = await b.client.changePassword({ currentPassword: PASSWORD, newPassword: "next password 1", revokeOtherSessions: true });
+    expect(changed.error).toBeNull();
+
+    // Email change: the link goes to the new address; the change happens when it is opened.
+    const newEmail = `ba-new-${Date.now()}@example.com`;
+    expect((await b.client.changeEmail({ newEmail, callbackURL: "/" })).error).toBeNull();
+    expect((await open(b, linkOf(await kit.mailTo(newEmail, "new email")))).status).toBe(302);
+    expect((await b.client.getSession()).data?.user.email).toBe(newEmail);
+
+    // Password reset: request, follow the link to the callback with the token, reset; sessions end.
+    expect((await b.client.requestPasswordReset({ email: newEmail, redirectTo: "/reset-password" })).data).toMatchObject({ status: true });
+    const hop = await open(b, linkOf(await kit.mailTo(newEmail, "Reset")));
+    const resetToken = new URL(hop.headers.get("location") ?? "").searchParams.get("token") ?? "";
+    expect(resetToken).not.toBe("");
+    expect((await b.client.resetPassword({ newPassword: "after reset pw", token: resetToken })).error).toBeNull();
+    expect((await b.client.getSession()).data).toBeNull();
+
+    const wrong = await b.client.signIn.email({ email: newEmail, password: "next password 1" });
+    expect(wrong.error).toMatchObject({ status: 401, code: "invalid_credentials", message: "invalid email or password" });
+    expect((await b.client.signIn.email({ email: newEmail, password: "after reset pw" })).error).toBeNull();
+    expect((await b.client.signOut()).error).toBeNull();
+    expect((await b.client.getSession()).data).toBeNull();
+
+    // Deletion.
+    await b.client.signIn.email({ email: newEmail, password: "after reset pw" });
+    const refused = await b.client.deleteUser({ password: "not it" });
+    expect(refused.error).toMatchObject({ status: 400, code: "invalid_password" });
+    const deleted = await b.client.deleteUser({ password: "after reset pw" });
+    expect(deleted.data).toMatchObject({ success: true });
+    expect((await b.client.getSession()).data).toBeNull();
+    const gone = await b.client.signIn.email({ email: newEmail, password: "after reset pw" });
+    expect(gone.error?.code).toBe("invalid_credentials");
+  });
+});
