@@ -6,7 +6,7 @@ import { freePort } from "@app/db/embedded";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "./paths.js";
 import { readStack } from "./stackfile.js";
-import { allGone, type StartedStack, startStack, within } from "./stop-helpers.js";
+import { allGone, type StartedStack, startStack, stopSpawned, within } from "./stop-helpers.js";
 
 // `pnpm dev`: the same base URL as `pnpm start`, the web app on Vite's dev server, and a service
 // restarted when the JavaScript it runs is rebuilt (turbo watch writes it; here the test does).
@@ -17,6 +17,7 @@ const original = readFileSync(server, "utf8");
 
 afterAll(async () => {
   writeFileSync(server, original);
+  await stopSpawned();
   for (const pid of stack?.pids() ?? []) {
     try {
       process.kill(pid, "SIGKILL");

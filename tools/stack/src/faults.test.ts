@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./paths.js";
 import { commandLine, isAlive } from "./pids.js";
 import { readStack } from "./stackfile.js";
-import { allGone, type StartedStack, startStack, within } from "./stop-helpers.js";
+import { allGone, type StartedStack, startStack, stopSpawned, within } from "./stop-helpers.js";
 
 // `pnpm start` under faults: a taken port, a crashed service, a stack left by a SIGKILLed launcher.
 let dataDir: string;
@@ -20,6 +20,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), "stack-faults-"));
 });
 afterAll(async () => {
+  await stopSpawned();
   for (const s of started) for (const pid of s.pids()) kill(pid, "SIGKILL");
   await rm(dataDir, { recursive: true, force: true });
 });

@@ -18,6 +18,22 @@ export interface StartedStack {
   launcher: () => number;
 }
 
+/** Every `pnpm` a test spawned, ready or not (a test that timed out still has its stack). */
+const spawned = new Set<ChildProcess>();
+
+/** Stops every stack a test started (SIGTERM to its process group); for `afterAll`. */
+export async function stopSpawned(): Promise<void> {
+  for (const pnpm of spawned) {
+    if (pnpm.exitCode !== null || pnpm.signalCode !== null || !pnpm.pid) continue;
+    try {
+      process.kill(-pnpm.pid, "SIGTERM");
+    } catch {
+      // gone
+    }
+  }
+  await within(10_000, () => [...spawned].every((p) => p.exitCode !== null || p.signalCode !== null));
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` until it is true; false after `ms`. */
@@ -42,6 +58,7 @@ export async function startStack(dataDir: string, extra: Record<string, string> 
   // A developer's machine: no database URL, and none of the variables vitest injects (BASE_URL=/ ...).
   for (const name of ["DATABASE_URL", "TEST_DATABASE_URL", "BASE_URL", "MODE", "DEV", "PROD", "SSR"]) delete env[name];
   const pnpm = spawn("pnpm", [script], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  spawned.add(pnpm);
   let output = "";
   for (const stream of [pnpm.stdout, pnpm.stderr]) stream.on("data", (d: Buffer) => (output += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
