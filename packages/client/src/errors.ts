@@ -1,12 +1,27 @@
 import { ERROR_CODES, type ErrorCode, errorEnvelopeSchema, type FieldIssue } from "@app/contracts";
+import { z } from "zod";
 
 /** Codes of errors the client raises itself, next to the service's {@link ErrorCode}s. */
 export type ClientOnlyCode = "network_error" | "invalid_response" | "aborted";
 
-/** Every code an {@link ApiError} can carry. */
-export type ClientErrorCode = ErrorCode | ClientOnlyCode;
+/**
+ * Every code an {@link ApiError} can carry: the shared table's, the client's own, and any other
+ * code a route answers with (the MCP routes have their own, apps/api/src/mcp/errors.ts), kept
+ * as sent so callers can tell them apart.
+ */
+export type ClientErrorCode = ErrorCode | ClientOnlyCode | (string & {});
 
 const KNOWN = new Set<string>(ERROR_CODES);
+
+/** The envelope with a code outside the shared table (a lower-case word with underscores). */
+const otherCodeEnvelope = z.object({
+  ok: z.literal(false),
+  error: z.object({
+    code: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
+    message: z.string(),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  }),
+});
 
 /** Code used for an error response that carries no envelope, by status. */
 function codeForStatus(status: number): ErrorCode {
@@ -65,6 +80,11 @@ export async function errorFromResponse(response: Response): Promise<ApiError> {
   if (parsed.success) {
     const { code, message, issues } = parsed.data.error;
     return new ApiError(response.status, KNOWN.has(code) ? code : codeForStatus(response.status), message, issues ? { issues } : undefined);
+  }
+  const other = otherCodeEnvelope.safeParse(json);
+  if (other.success) {
+    const { code, message, issues } = other.data.error;
+    return new ApiError(response.status, code, message, issues ? { issues } : undefined);
   }
   return new ApiError(response.status, codeForStatus(response.status), `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}`);
 }

@@ -11,7 +11,11 @@ import {
   chatMessageSchema,
   chatSchema,
   type McpServerView,
+  type McpTool,
+  type McpToolResult,
   mcpServerSchema,
+  mcpToolResultSchema,
+  mcpToolSchema,
   type ProjectView,
   projectSchema,
   type UpdateAgentBody,
@@ -52,7 +56,13 @@ export function crudApi<S extends z.ZodType, C, U>(http: Http, path: string, vie
 
 export type ProjectsApi = CrudApi<ProjectView, CreateProjectBody, UpdateProjectBody>;
 export type AgentsApi = CrudApi<AgentView, CreateAgentBody, UpdateAgentBody>;
-export type McpServersApi = CrudApi<McpServerView, CreateMcpServerBody, UpdateMcpServerBody>;
+/** MCP servers, and the tools of a connected one. */
+export interface McpServersApi extends CrudApi<McpServerView, CreateMcpServerBody, UpdateMcpServerBody> {
+  /** The server's tools; a server that must be authorized again is a 409 `mcp_reconnect_required`. */
+  tools(serverId: string): Promise<McpTool[]>;
+  /** Calls one tool with JSON arguments and returns its result. */
+  callTool(serverId: string, name: string, args?: Record<string, unknown>): Promise<McpToolResult>;
+}
 
 /** Chats, and their messages (oldest first). */
 export interface ChatsApi extends CrudApi<ChatView, CreateChatBody, UpdateChatBody> {
@@ -67,7 +77,18 @@ export function productApis(http: Http): { projects: ProjectsApi; agents: Agents
   return {
     projects: crudApi(http, "/api/projects", projectSchema),
     agents: crudApi(http, "/api/agents", agentSchema),
-    mcpServers: crudApi(http, "/api/mcp-servers", mcpServerSchema),
+    mcpServers: {
+      ...crudApi<typeof mcpServerSchema, CreateMcpServerBody, UpdateMcpServerBody>(http, "/api/mcp-servers", mcpServerSchema),
+      tools: async (serverId) => (await http.json(mcpToolSchema.array(), `/api/mcp-servers/${enc(serverId)}/tools`)).data,
+      callTool: async (serverId, name, args = {}) =>
+        (
+          await http.json(
+            mcpToolResultSchema,
+            `/api/mcp-servers/${enc(serverId)}/tools/${enc(name)}/call`,
+            jsonInit("POST", { arguments: args }),
+          )
+        ).data,
+    },
     chats: {
       ...chats,
       messages: (chatId, page) => list(http, chatMessageSchema, `/api/chats/${enc(chatId)}/messages`, page),

@@ -81,6 +81,10 @@ describe("typed product resources against the real API", () => {
     expect((await client.mcpServers.list()).items.map((s) => s.id)).toEqual([server.id]);
     const bad = await caught(client.mcpServers.create({ name: "x", url: "ftp://nope" }));
     expect(bad.issues.map((i) => i.path)).toEqual(["url"]);
+    // A server that cannot be reached: the route's own code comes through, not a status-based guess.
+    const tools = await caught(client.mcpServers.tools(server.id));
+    expect(tools.code).toMatch(/^mcp_/);
+    expect(tools.status).toBeGreaterThanOrEqual(400);
     await client.mcpServers.remove(server.id);
     expect((await client.mcpServers.list()).items).toEqual([]);
   });

@@ -107,6 +107,19 @@ describe("every page of the web app, in Chromium, against the real stack", { tim
     await page.locator("#project-list li").first().filter({ hasText: "Website relaunch" }).waitFor();
     await checkPage(page, "projects", "projects");
 
+    // Edit in place: a refused name shows beside the field, a good one redraws the row.
+    const first = page.locator("#project-list li").first();
+    await first.getByRole("button", { name: "Edit project Website relaunch" }).click();
+    const edit = first.locator("form.edit");
+    await edit.locator("input[name=name]").fill("");
+    await edit.getByRole("button", { name: "Save" }).click();
+    await edit.locator('[data-issue-for="name"]', { hasText: "name is required" }).waitFor();
+    await checkPage(page, "project edit form");
+    await edit.locator("input[name=name]").fill("Website relaunch 2");
+    await edit.getByRole("button", { name: "Save" }).click();
+    await page.locator("#project-list li strong", { hasText: "Website relaunch 2" }).waitFor();
+    expect(await page.locator("#project-list li form.edit").count()).toBe(0);
+
     // The confirmation dialog itself passes the same checks.
     await page
       .locator("#project-list li", { hasText: "Project 03" })
@@ -126,13 +139,13 @@ describe("every page of the web app, in Chromium, against the real stack", { tim
   it("agents: create one tied to a project, listed with it", async () => {
     await page.locator("#nav-agents").click();
     const form = page.locator("#create-agent");
-    await form.locator("select[name=projectId] option", { hasText: "Website relaunch" }).waitFor({ state: "attached" });
+    await form.locator("select[name=projectId] option", { hasText: "Website relaunch 2" }).waitFor({ state: "attached" });
     await form.locator("input[name=name]").fill("Copy editor");
     await form.locator("textarea[name=instructions]").fill("Answer in one short paragraph.");
-    await form.locator("select[name=projectId]").selectOption({ label: "Website relaunch" });
+    await form.locator("select[name=projectId]").selectOption({ label: "Website relaunch 2" });
     await form.locator("button[type=submit]").click();
     await page.locator("#agent-list li", { hasText: "Copy editor" }).waitFor();
-    expect(await page.locator("#agent-list li").first().textContent()).toContain("project Website relaunch");
+    expect(await page.locator("#agent-list li").first().textContent()).toContain("project Website relaunch 2");
     await checkPage(page, "agents", "agents");
   });
 
@@ -144,6 +157,11 @@ describe("every page of the web app, in Chromium, against the real stack", { tim
     await form.locator("select[name=agentId]").selectOption({ label: "Copy editor" });
     await form.locator("button[type=submit]").click();
     await page.locator("#chat-title", { hasText: "Spring copy" }).waitFor();
+    await page.getByRole("button", { name: "Rename this chat" }).click();
+    await page.locator("form.edit input[name=title]").fill("Spring copy, take two");
+    await page.locator("form.edit input[name=title]").press("Enter");
+    await page.locator("#chat-title", { hasText: "Spring copy, take two" }).waitFor();
+    await page.locator("form.edit").waitFor({ state: "detached" });
 
     await page.locator("#chat-form textarea[name=content]").fill("hello chat");
     await page.locator("#chat-form button[type=submit]").click();

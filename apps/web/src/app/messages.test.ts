@@ -34,3 +34,11 @@ describe("error sentences", () => {
     );
   });
 });
+
+describe("the MCP routes' own codes", () => {
+  it("have sentences too", () => {
+    for (const code of ["mcp_reconnect_required", "mcp_upstream_unavailable", "mcp_upstream_timeout"]) {
+      expect(sentenceFor(code), code).not.toBe(GENERIC_SENTENCE);
+    }
+  });
+});

@@ -34,6 +34,12 @@ const SENTENCES: Record<string, string> = {
   service_unavailable: "The service is unavailable right now. Try again in a moment.",
   jwks_unavailable: "The service is unavailable right now. Try again in a moment.",
   mail_unavailable: "The email could not be sent right now. Try again in a moment.",
+  // The MCP routes' own codes (apps/api/src/mcp/errors.ts).
+  mcp_reconnect_required: "The MCP server no longer accepts this connection. Connect it again.",
+  mcp_upstream_unavailable: "The MCP server cannot be reached right now. Try again later.",
+  mcp_upstream_invalid: "The MCP server answered in a way the service cannot use.",
+  mcp_result_too_large: "The MCP server's answer is too large to show.",
+  mcp_upstream_timeout: "The MCP server took too long to answer. Try again later.",
   network_error: "The service cannot be reached. Check your connection and try again.",
   invalid_response: "The service answered in a way this page does not understand. Reload and try again.",
   aborted: "The request was stopped.",

@@ -22,6 +22,8 @@ export interface PagedList<T> {
   prepend(item: T): void;
   /** Removes an item's row. */
   remove(id: string): void;
+  /** Redraws an item's row in place (after an update). */
+  update(id: string, item: T): void;
   /** Stops updating (route left). */
   stop(): void;
 }
@@ -60,6 +62,9 @@ export function pagedList<T>(ctx: AppContext, options: PagedListOptions<T>): Pag
     prepend(item) {
       list.prepend(options.row(item));
       refresh();
+    },
+    update(id, item) {
+      list.querySelector(`[data-id="${CSS.escape(id)}"]`)?.replaceWith(options.row(item));
     },
     remove(id) {
       list.querySelector(`[data-id="${CSS.escape(id)}"]`)?.remove();

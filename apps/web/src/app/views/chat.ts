@@ -3,6 +3,7 @@ import { deleteButton } from "../confirm.js";
 import type { View } from "../context.js";
 import { field, h } from "../dom.js";
 import { formSummary, labelled, onSubmit } from "../forms.js";
+import { editButton } from "../inline-edit.js";
 import { pagedList } from "../paged-list.js";
 
 const ROLE_NAMES = { user: "You", assistant: "Assistant", system: "System" } as const;
@@ -93,13 +94,21 @@ export const chatView: View = (ctx, root, params) => {
     },
     (e) => ctx.showError(e),
   );
-  root.append(
-    h("p", {}, h("a", { href: "#/chats" }, "← all chats")),
-    h("div", { class: "toolbar" }, title, h("span", { class: "spacer" }), remove),
-    list.element,
-    provider,
-    form,
+  const toolbar = h("div", { class: "toolbar" }, title, h("span", { class: "spacer" }));
+  toolbar.append(
+    editButton({
+      label: "Rename this chat",
+      text: "Rename",
+      row: toolbar,
+      fields: () => [labelled("Title", h("input", { name: "title", value: title.textContent ?? "", maxlength: 300, autocomplete: "off" }))],
+      save: async (form) => {
+        const saved = await ctx.client.chats.update(chatId, { title: field(form, "title") });
+        title.textContent = saved.title;
+      },
+    }),
+    remove,
   );
+  root.append(h("p", {}, h("a", { href: "#/chats" }, "← all chats")), toolbar, list.element, provider, form);
   ctx.client.chats
     .get(chatId)
     .then(async (chat) => {

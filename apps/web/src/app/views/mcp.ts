@@ -5,9 +5,14 @@ import { field, h } from "../dom.js";
 import { formSummary, labelled, onSubmit } from "../forms.js";
 import { pagedList } from "../paged-list.js";
 
+const STATUS_TEXT: Record<McpServerView["status"], string> = {
+  connected: "connected",
+  needs_reconnect: "needs connecting again",
+  not_connected: "not connected",
+};
+
 function status(server: McpServerView): string {
-  if (server.connected) return "connected";
-  return server.oauth ? "not connected yet" : "no sign-in needed";
+  return STATUS_TEXT[server.status] ?? "not connected";
 }
 
 /**
