@@ -146,6 +146,10 @@ describe("every page of the web app, in Chromium, against the real stack", { tim
     await form.locator("button[type=submit]").click();
     await page.locator("#agent-list li", { hasText: "Copy editor" }).waitFor();
     expect(await page.locator("#agent-list li").first().textContent()).toContain("project Website relaunch 2");
+    await page.getByRole("button", { name: "Edit agent Copy editor" }).click();
+    await page.locator("#agent-list form.edit input[name=model]").fill("gpt-test");
+    await page.locator("#agent-list form.edit").getByRole("button", { name: "Save" }).click();
+    await page.locator("#agent-list li", { hasText: "model gpt-test" }).waitFor();
     await checkPage(page, "agents", "agents");
   });
 
