@@ -18,10 +18,10 @@ declare global {
 
 /**
  * The one verification primitive every entry pattern calls: an `Authorization` header value in, a
- * verified user out. It only checks the signature against the in-memory key set and the claims:
- * zero database queries. In the steady state (key set fresh) it answers synchronously, returning
- * the user or throwing; it returns a promise only while the key set must be fetched (first use,
- * refresh due, unknown kid). Failures become an {@link AppError} with the verifier's own code
+ * verified user out. jose checks the signature against the in-memory key set and the claims: zero
+ * database queries. A repeated token (a verified-cache hit while the key set is fresh) and an early
+ * refusal are answered synchronously, returning the user or throwing; any other token is verified
+ * by jose and answered with a promise (packages/auth-verify/src/verify.ts). Failures become an {@link AppError} with the verifier's own code
  * (401, or 503 `jwks_unavailable`), thrown or rejected accordingly.
  */
 export type Authenticate = (authorization: string | undefined) => AuthUser | Promise<AuthUser>;

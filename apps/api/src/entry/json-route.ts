@@ -50,10 +50,10 @@ function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
  * schemas (400 `validation_failed`), call the handler, and answer `ok(data)` with the declared
  * status (204: no body). A bearer is required; a cookie is never read.
  *
- * No step awaits unless it has to: authentication in the steady state, validation and a handler
+ * No step awaits unless it has to: authentication of a repeated token, validation and a handler
  * that answers from the claims (GET /api/me) all run synchronously in the request's own turn, so
- * such a route costs no promise at all; a body, a database-backed handler or a key-set fetch
- * continue asynchronously. A failure is thrown or rejected, and Express 5 passes either to the
+ * such a route costs no promise at all; a body, a database-backed handler, a token not yet in the
+ * verified cache (jose verifies asynchronously) or a key-set fetch continue asynchronously. A failure is thrown or rejected, and Express 5 passes either to the
  * error handler.
  */
 export function jsonRoute<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined, R>(
