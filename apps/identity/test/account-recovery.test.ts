@@ -50,6 +50,18 @@ describe("password reset over real SMTP", () => {
     expect(reuse.body.code).toBe("invalid_token");
   });
 
+  it("a token works once even when two resets race", async () => {
+    const { body } = await signUp(kit.app);
+    await request(kit.app).post("/api/auth/request-password-reset").send({ email: body.email }).expect(200);
+    const token = new URL(linkOf(await kit.mailTo(body.email, "Reset"))).pathname.split("/").pop() ?? "";
+    const results = await Promise.all(
+      ["first new password", "second new password"].map((newPassword) =>
+        request(kit.app).post("/api/auth/reset-password").send({ newPassword, token }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
+  });
+
   it("answers the same for an unknown address and sends nothing", async () => {
     const before = kit.catcher.messages().length;
     const res = await request(kit.app).post("/api/auth/request-password-reset").send({ email: "nobody-here@example.com" }).expect(200);
@@ -164,6 +176,20 @@ describe("a failing SMTP server", () => {
     // Mail works again: the next request goes through.
     await request(kit.app).post("/api/auth/request-password-reset").send({ email: body.email }).expect(200);
     await kit.mailTo(body.email, "Reset");
+  });
+
+  it("answers 503 when the SMTP server is down (connection refused), and sign-up still works", async () => {
+    const down = await mailKit();
+    try {
+      await down.catcher.close();
+      const { body } = await signUp(down.app);
+      const res = await request(down.app).post("/api/auth/request-password-reset").send({ email: body.email }).expect(503);
+      expect(res.body.code).toBe("mail_unavailable");
+      expect(JSON.stringify(res.body)).not.toContain("secret");
+      expect(await down.db.prisma.verification.count({ where: { purpose: "reset-password" } })).toBe(0);
+    } finally {
+      await down.close().catch(() => undefined);
+    }
   });
 
   it("without SMTP_URL the mail routes answer 503 and sign-up still works", async () => {

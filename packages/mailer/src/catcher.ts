@@ -39,6 +39,11 @@ export function linksOf(text: string): string[] {
   return [...text.matchAll(/https?:\/\/[^\s<>"')]+/g)].map((m) => m[0].replace(/[.,;:!?]+$/, ""));
 }
 
+/** One line per mail and one per link, for the launcher's console ("mail to ann@…: Reset your password"). */
+export function mailSummary(mail: CaughtMail): string {
+  return [`mail to ${mail.to.join(", ")}: ${mail.subject}`, ...mail.links.map((link) => `  ${link}`)].join("\n");
+}
+
 /**
  * A development and test mail catcher: a real SMTP server (smtp-server) on `host:port` (port 0:
  * a free one) that accepts any sender, recipient and credentials, parses each message

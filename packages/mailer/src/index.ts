@@ -1,4 +1,4 @@
-export { type CaughtMail, linksOf, MAX_CAUGHT, type MailCatcher, startMailCatcher } from "./catcher.js";
+export { type CaughtMail, linksOf, MAX_CAUGHT, type MailCatcher, mailSummary, startMailCatcher } from "./catcher.js";
 export { mailboxHtml, mailboxJson, type RenderedMailbox, renderMailbox } from "./mailbox.js";
 export {
   checkSmtpUrl,

@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type MailCatcher, startMailCatcher } from "./catcher.js";
+import { type MailCatcher, mailSummary, startMailCatcher } from "./catcher.js";
 import { renderMailbox } from "./mailbox.js";
 import { checkSmtpUrl, createMailer, isMailUnavailable } from "./mailer.js";
 
@@ -33,6 +33,7 @@ describe("mailer over real SMTP", () => {
     expect(mail.from).toBe("no-reply@example.com");
     expect(mail.html).toContain("<p>Hi</p>");
     expect(mail.links).toEqual(["https://app.example.com/x?token=abc"]);
+    expect(mailSummary(mail)).toBe("mail to ann@example.com: Hello\n  https://app.example.com/x?token=abc");
   });
 
   it("rejects with mail_unavailable when the server refuses or is down", async () => {
