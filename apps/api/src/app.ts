@@ -188,7 +188,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   uploadRoutes(api, { uploads: new UploadsService(prisma, store), authenticate, limits: uploadLimits });
   generateRoutes(api, { provider: deps.textProvider ?? textProviderFrom(config, deps.fetch), sse, authenticate, logger, caps });
   const cookieAuth = cookieSession({ getSessionUrl: config.getSessionUrl, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
-  mcpOAuthRoutes(api, { oauth, cookieAuth, returnUrl: config.mcpReturnUrl, nonceCookie: nonceCookie(config.baseUrl) });
+  mcpOAuthRoutes(api, { oauth, cookieAuth, returnUrl: config.mcpReturnUrl, nonceCookie: nonceCookie(config.baseUrl), logger });
   adminRoutes(api, { roles, authenticate });
   app.use(openApiRoutes(registry, config.baseUrl));
   app.use(api.router);

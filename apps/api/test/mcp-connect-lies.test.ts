@@ -47,15 +47,13 @@ async function addRow(t: TestApi, userId: string, url: string): Promise<string> 
 }
 
 describe("MCP servers that lie or point inward", () => {
-  it("refuses authorization server metadata whose issuer is not the server it came from (502, nothing registered)", async () => {
+  it("refuses authorization server metadata whose issuer is not the server it came from (back to the web app with the code, nothing registered)", async () => {
     const u = await dev.user();
     const serverId = await addRow(dev, u.id, liar.url);
     const res = await authorize(dev, serverId, { cookie: dev.stub.addSession(u) });
-    expect(res.status).toBe(502);
-    expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({
-      code: "mcp_upstream_invalid",
-      message: expect.stringMatching(/issuer/),
-    });
+    // A navigation: the browser goes back to the web app with the code.
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(`${dev.config.mcpReturnUrl}?mcp=error&serverId=${serverId}&code=mcp_upstream_invalid`);
     expect(liar.provider.counts.registrations).toBe(0);
     expect(await dev.db.prisma.mcpOAuthState.count({ where: { serverId } })).toBe(0);
   });
@@ -71,8 +69,8 @@ describe("MCP servers that lie or point inward", () => {
     for (const url of [`https://mcp.test:${counter.port}/mcp`, `http://127.0.0.1:${counter.port}/mcp`]) {
       const serverId = await addRow(strict, u.id, url);
       const res = await authorize(strict, serverId, { cookie: strict.stub.addSession(u) });
-      expect(res.status, url).toBe(502);
-      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("mcp_upstream_invalid");
+      expect(res.status, url).toBe(302);
+      expect(new URL(res.headers.get("location") ?? "").searchParams.get("code")).toBe("mcp_upstream_invalid");
     }
     expect(counter.connections()).toBe(0);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpServerFixture, startMcpServer } from "./fixtures/mcp-server.js";
-import { callback } from "./fixtures/oauth-server.js";
+import { authorize, callback } from "./fixtures/oauth-server.js";
 import { startTestApi, type TestApi } from "./helpers.js";
 
 type User = Awaited<ReturnType<TestApi["user"]>>;
@@ -149,6 +149,32 @@ describe("MCP servers from a URL alone", () => {
   });
 });
 
+describe("MCP server settings", () => {
+  it("a new URL drops the tokens and what discovery found; overrides stay optional and checked", async () => {
+    const u = await t.user();
+    const serverId = await connected(u);
+    const patched = await api<{ status: string; authorizationServer: string | null; oauth: unknown }>(
+      u,
+      "PATCH",
+      `/api/mcp-servers/${serverId}`,
+      {
+        url: fallback.url,
+      },
+    );
+    expect(patched.body.data).toMatchObject({ status: "not_connected", authorizationServer: null, oauth: null });
+    const row = await t.db.prisma.mcpServer.findUniqueOrThrow({ where: { id: serverId } });
+    expect([row.accessToken, row.refreshToken, row.registeredClient, row.authServerMeta]).toEqual([null, null, null, null]);
+    const half = await api(u, "POST", "/api/mcp-servers", { name: "x", url: mcp.url, oauth: { tokenUrl: "https://as.example/token" } });
+    expect([half.status, half.body.error.code]).toEqual([400, "validation_failed"]);
+    const scoped = await api<{ oauth: { scope: string; clientId: null } }>(u, "POST", "/api/mcp-servers", {
+      name: "x",
+      url: mcp.url,
+      oauth: { scope: "tools" },
+    });
+    expect(scoped.body.data.oauth).toMatchObject({ scope: "tools", clientId: null });
+  });
+});
+
 describe("MCP tokens", () => {
   it("refreshes a token about to expire before using it", async () => {
     const u = await t.user();
@@ -225,7 +251,8 @@ describe("MCP tool calls are bounded", () => {
     await gone.close();
     const call = await api(u, "GET", `/api/mcp-servers/${serverId}/tools`);
     expect([call.status, call.body.error.code]).toEqual([502, "mcp_upstream_unavailable"]);
-    const again = await connect(u, serverId);
-    expect(again.status).toBe(502);
+    const again = await authorize(t, serverId, { cookie: t.stub.addSession(u) });
+    expect(again.status).toBe(302);
+    expect(new URL(again.headers.get("location") ?? "").searchParams.get("code")).toBe("mcp_upstream_unavailable");
   });
 });

@@ -19,6 +19,9 @@ export const MCP_ERROR_STATUS = {
 } as const;
 export type McpErrorCode = keyof typeof MCP_ERROR_STATUS;
 
+/** True for one of the codes above. */
+export const isMcpErrorCode = (code: string): code is McpErrorCode => Object.hasOwn(MCP_ERROR_STATUS, code);
+
 /**
  * An {@link AppError} with an MCP code. The shared code table (packages/contracts/src/errors.ts)
  * does not list these codes, so the code and status are set on the instance; the one error

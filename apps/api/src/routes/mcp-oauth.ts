@@ -1,21 +1,32 @@
 import { mcpAuthorizeQuery, mcpCallbackQuery } from "@app/contracts";
-import { AppError, parseOrThrow } from "@app/http-kit";
+import { AppError, isAppError, parseOrThrow } from "@app/http-kit";
 import type { RequestHandler } from "express";
+import type { Logger } from "pino";
 import type { NonceCookie } from "../lib/oauth-nonce-cookie.js";
 import type { ApiRoutes } from "../lib/registry.js";
-import { type McpOAuthService, OAUTH_STATE_TTL_MS } from "../services/mcp-oauth.js";
+import { isMcpErrorCode } from "../mcp/errors.js";
+import { type BegunFlow, type McpOAuthService, OAUTH_STATE_TTL_MS } from "../services/mcp-oauth.js";
+
+/** The web app's return address with the outcome in its query. */
+function backTo(returnUrl: string, outcome: Record<string, string>): string {
+  const back = new URL(returnUrl);
+  for (const [key, value] of Object.entries(outcome)) back.searchParams.set(key, value);
+  return back.toString();
+}
 
 /**
  * The MCP OAuth flow. GET /api/mcp-oauth/authorize is top-level browser navigation and therefore
  * authenticated by the session cookie (through the identity service), never by a bearer; it
- * answers 302 to the authorization server and sets the flow's nonce cookie. GET
+ * answers 302 to the discovered authorization server and sets the flow's nonce cookie, or, when
+ * the MCP server or its authorization server is the problem, 302 back to the web app with
+ * `?mcp=error&serverId=&code=` (a code of ../mcp/errors.ts). GET
  * /api/mcp-oauth/callback is authenticated by the single-use state it carries together with that
  * cookie (so only the browser that started the flow can finish it); it clears the cookie, stores
  * the tokens and answers 302 back to the web app.
  */
 export function mcpOAuthRoutes(
   api: ApiRoutes,
-  deps: { oauth: McpOAuthService; cookieAuth: RequestHandler; returnUrl: string; nonceCookie: NonceCookie },
+  deps: { oauth: McpOAuthService; cookieAuth: RequestHandler; returnUrl: string; nonceCookie: NonceCookie; logger: Logger },
 ): void {
   api.raw(
     {
@@ -33,11 +44,20 @@ export function mcpOAuthRoutes(
       const userId = req.cookieUser?.userId;
       if (!userId) throw new AppError("unauthorized", "no valid session: sign in first");
       const { serverId } = parseOrThrow(mcpAuthorizeQuery, req.query, "query");
-      const { location, nonce } = await deps.oauth.begin(userId, serverId);
-      res.append("set-cookie", deps.nonceCookie.set(nonce, OAUTH_STATE_TTL_MS / 1000));
       res.setHeader("cache-control", "no-store");
       res.setHeader("referrer-policy", "no-referrer");
-      res.redirect(302, location);
+      let flow: BegunFlow;
+      try {
+        flow = await deps.oauth.begin(userId, serverId);
+      } catch (error) {
+        // The browser is mid-navigation: an upstream problem (discovery, registration, a lying
+        // server) goes back to the web app as a code it can explain, never as a JSON page.
+        if (!isAppError(error) || !isMcpErrorCode(error.code)) throw error;
+        deps.logger.warn({ serverId, code: error.code, err: error.message }, "MCP authorization could not start");
+        return res.redirect(302, backTo(deps.returnUrl, { mcp: "error", serverId, code: error.code }));
+      }
+      res.append("set-cookie", deps.nonceCookie.set(flow.nonce, OAUTH_STATE_TTL_MS / 1000));
+      res.redirect(302, flow.location);
     },
   );
   api.raw(
@@ -58,11 +78,8 @@ export function mcpOAuthRoutes(
       res.setHeader("cache-control", "no-store");
       const query = parseOrThrow(mcpCallbackQuery, req.query, "query");
       const { serverId } = await deps.oauth.complete(query, deps.nonceCookie.read(req));
-      const back = new URL(deps.returnUrl);
-      back.searchParams.set("mcp", "connected");
-      back.searchParams.set("serverId", serverId);
       res.setHeader("referrer-policy", "no-referrer");
-      res.redirect(302, back.toString());
+      res.redirect(302, backTo(deps.returnUrl, { mcp: "connected", serverId }));
     },
   );
 }
