@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type E2eStack, freshEmail, grantRole, openBrowser, STARTUP_MS, startE2eStack, storedToken, TEST_MS } from "./harness.js";
+import { type E2eStack, grantRole, openBrowser, STARTUP_MS, startE2eStack, storedToken, TEST_MS } from "./harness.js";
 import { checkPage } from "./page-checks.js";
 
 let env: E2eStack;
@@ -8,7 +8,8 @@ let browser: Browser;
 let page: Page;
 /** Uncaught page errors and console errors. */
 const problems: string[] = [];
-const email = freshEmail("pages");
+// A fixed address (each test file has its own database), so the screenshots do not change from run to run.
+const email = "ada@example.com";
 const PASSWORD = "correct horse battery";
 
 beforeAll(async () => {

@@ -1,16 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type E2eStack,
-  freshEmail,
-  grantRole,
-  openBrowser,
-  STARTUP_MS,
-  screenshot,
-  startE2eStack,
-  storedToken,
-  TEST_MS,
-} from "./harness.js";
+import { type E2eStack, grantRole, openBrowser, STARTUP_MS, screenshot, startE2eStack, storedToken, TEST_MS } from "./harness.js";
 import { checkPage } from "./page-checks.js";
 
 let env: E2eStack;
@@ -19,7 +9,8 @@ let page: Page;
 const sockets: string[] = [];
 /** Uncaught page errors and console errors (a CSP violation shows up here). */
 const problems: string[] = [];
-const email = freshEmail("web");
+// A fixed address (each test file has its own database), so the screenshots do not change from run to run.
+const email = "grace@example.com";
 let taskId = "";
 
 beforeAll(async () => {
