@@ -7,7 +7,9 @@ import { createTestDatabase, type TestDatabase } from "./testing.js";
 // The service boundary as PostgreSQL enforces it (prisma/migrations/*_service_roles): each
 // service's connection is refused the other's tables with SQLSTATE 42501.
 const PERMISSION_DENIED = "42501";
-const IDENTITY_TABLES = ["user", "account", "session", "jwks"];
+const IDENTITY_TABLES = ["user", "account", "session", "jwks", "verification"];
+/** Identity's, with the narrow grants prisma/migrations/*_account_lifecycle gives the API. */
+const IDENTITY_SHARED = ["user_directory", "user_deletion"];
 const API_TABLES = [
   "user_role",
   "project",
@@ -59,17 +61,17 @@ afterAll(async () => {
 });
 
 describe("database roles", () => {
-  it("gives every table one service owner: identity's four, the API's business tables and user_role", async () => {
+  it("gives every table one service owner: identity's tables, the API's business tables and user_role", async () => {
     const { rows } = await admin.query<{ name: string; owner: string }>(
       `SELECT c.relname AS name, pg_get_userbyid(c.relowner) AS owner FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v', 'S') AND c.relname <> '_prisma_migrations'`,
     );
     const owners = Object.fromEntries(rows.map((r) => [r.name, r.owner]));
-    for (const t of [...IDENTITY_TABLES, "user_directory"]) expect(owners[t], t).toBe(IDENTITY_ROLE);
+    for (const t of [...IDENTITY_TABLES, ...IDENTITY_SHARED]) expect(owners[t], t).toBe(IDENTITY_ROLE);
     // A table added by a later migration without its OWNER TO line fails here.
     for (const [name, owner] of Object.entries(owners)) {
-      if (!IDENTITY_TABLES.includes(name) && name !== "user_directory") expect(owner, name).toBe(API_ROLE);
+      if (!IDENTITY_TABLES.includes(name) && !IDENTITY_SHARED.includes(name)) expect(owner, name).toBe(API_ROLE);
     }
     for (const t of API_TABLES) expect(owners[t], t).toBe(API_ROLE);
     expect(await isSuperuser(database.apiUrl)).toBe(false);
@@ -88,6 +90,12 @@ describe("database roles", () => {
     );
     expect(await outcome(api, `SELECT * FROM "_prisma_migrations"`)).toBe(PERMISSION_DENIED);
     expect(await outcome(api, `UPDATE "user_directory" SET name = 'x'`)).toBe(PERMISSION_DENIED);
+    // The deletion outbox: the API reads it and marks its own part done, nothing more.
+    expect(await outcome(api, `SELECT user_id FROM "user_deletion" WHERE api_done_at IS NULL`)).toBe("ok");
+    expect(await outcome(api, `UPDATE "user_deletion" SET api_done_at = now() WHERE false`)).toBe("ok");
+    expect(await outcome(api, `UPDATE "user_deletion" SET completed_at = now() WHERE false`)).toBe(PERMISSION_DENIED);
+    expect(await outcome(api, `DELETE FROM "user_deletion"`)).toBe(PERMISSION_DENIED);
+    expect(await outcome(api, `INSERT INTO "user_deletion" (user_id) VALUES ('x')`)).toBe(PERMISSION_DENIED);
     expect(await outcome(api, `CREATE TABLE api_scratch (id int)`)).toBe(PERMISSION_DENIED);
     // The shared role itself, not only the test's login member of it.
     await admin.query(`SET ROLE ${API_ROLE}`);
