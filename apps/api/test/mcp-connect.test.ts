@@ -204,6 +204,19 @@ describe("MCP tokens", () => {
     expect(mcp.provider.counts.refreshes).toBe(refreshes + 1);
   });
 
+  it("a refresh that lost the race to another instance uses that instance's tokens instead of disconnecting", async () => {
+    const u = await t.user();
+    const serverId = await connected(u);
+    const stale = await t.db.prisma.mcpServer.findUniqueOrThrow({ where: { id: serverId } });
+    mcp.provider.dropAccessTokens();
+    // "The other instance": refreshes and rotates the refresh token.
+    expect((await api(u, "GET", `/api/mcp-servers/${serverId}/tools`)).status).toBe(200);
+    // This instance still holds the row from before: its refresh token is spent.
+    const token = await t.api.oauth.accessToken(stale, true);
+    expect(mcp.provider.accessTokens.has(token)).toBe(true);
+    expect((await t.db.prisma.mcpServer.findUniqueOrThrow({ where: { id: serverId } })).status).toBe("connected");
+  });
+
   it("a revoked refresh token marks the server needs_reconnect and answers 409; connecting again fixes it", async () => {
     const u = await t.user();
     const serverId = await connected(u);

@@ -218,6 +218,11 @@ export class McpOAuthService {
       await this.#store(server.id, tokens, refreshToken);
       return tokens.access_token;
     } catch (cause) {
+      // Another instance may have spent the (rotating) refresh token first: its tokens win.
+      const latest = await this.prisma.mcpServer.findUnique({ where: { id: server.id } });
+      const theirs = latest?.status === "connected" && latest.accessToken !== server.accessToken ? latest.accessToken : null;
+      const opened = theirs ? this.box.open(theirs, sealContext(server.id, "access_token")) : undefined;
+      if (opened) return opened;
       this.settings.logger.warn(
         { serverId: server.id, err: cause instanceof Error ? cause.message : undefined },
         "MCP token refresh failed",
