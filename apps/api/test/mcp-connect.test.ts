@@ -125,6 +125,18 @@ describe("MCP servers from a URL alone", () => {
     expect(call.body.data).toMatchObject({ content: [{ type: "text", text: "hi" }] });
   });
 
+  it("finds the authorization server through OpenID discovery when RFC 8414 metadata is missing", async () => {
+    const openId = await startMcpServer({ openIdOnly: true });
+    try {
+      const u = await t.user();
+      const serverId = await connected(u, openId.url);
+      expect((await api(u, "GET", `/api/mcp-servers/${serverId}/tools`)).status).toBe(200);
+      expect(openId.provider.counts.exchanges).toBe(1);
+    } finally {
+      await openId.close();
+    }
+  });
+
   it("answers 409 before connecting, 404 for another user's server; tool failures are results with isError", async () => {
     const u = await t.user();
     const fresh = await add(u, mcp.url);

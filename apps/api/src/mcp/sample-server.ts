@@ -132,6 +132,8 @@ export interface McpServerFixtureOptions {
   advertiseResourceMetadata?: boolean;
   /** Fields that replace the authorization server's true metadata (a lying server). */
   metadataLies?: Record<string, unknown>;
+  /** Publish the authorization server metadata only as OpenID discovery (RFC 8414 URL answers 404). */
+  openIdOnly?: boolean;
   port?: number;
 }
 
@@ -182,10 +184,17 @@ export async function startMcpServer(options: McpServerFixtureOptions = {}): Pro
   const noLimit = { rateLimit: false as const };
 
   const app = express();
-  if (options.metadataLies) {
-    const lies = options.metadataLies;
-    app.get("/.well-known/oauth-authorization-server", (_req, res) => {
-      res.json({ ...createOAuthMetadata({ provider, issuerUrl, scopesSupported: ["tools"] }), ...lies });
+  const metadata = () => ({ ...createOAuthMetadata({ provider, issuerUrl, scopesSupported: ["tools"] }), ...options.metadataLies });
+  if (options.metadataLies) app.get("/.well-known/oauth-authorization-server", (_req, res) => void res.json(metadata()));
+  if (options.openIdOnly) {
+    app.get("/.well-known/oauth-authorization-server", (_req, res) => void res.status(404).end());
+    app.get("/.well-known/openid-configuration", (_req, res) => {
+      res.json({
+        ...metadata(),
+        jwks_uri: `${origin}/jwks`,
+        subject_types_supported: ["public"],
+        id_token_signing_alg_values_supported: ["RS256"],
+      });
     });
   }
   app.use(
