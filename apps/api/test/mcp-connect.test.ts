@@ -137,6 +137,24 @@ describe("MCP servers from a URL alone", () => {
     }
   });
 
+  it("connects a server that asks for no authorization without an OAuth flow", async () => {
+    const open = await startMcpServer({ open: true });
+    try {
+      const u = await t.user();
+      const serverId = await add(u, open.url);
+      const res = await authorize(t, serverId, { cookie: t.stub.addSession(u) });
+      expect(res.headers.get("location")).toBe(`${t.config.mcpReturnUrl}?mcp=connected&serverId=${serverId}`);
+      expect(res.headers.getSetCookie().some((c) => c.startsWith("mcp_oauth_nonce="))).toBe(false);
+      const view = await api<{ status: string; expiresAt: null }>(u, "GET", `/api/mcp-servers/${serverId}`);
+      expect(view.body.data).toMatchObject({ status: "connected", expiresAt: null });
+      const call = await api(u, "POST", `/api/mcp-servers/${serverId}/tools/echo/call`, { arguments: { text: "open" } });
+      expect(call.body.data).toMatchObject({ content: [{ text: "open" }] });
+      expect(open.provider.counts.registrations).toBe(0);
+    } finally {
+      await open.close();
+    }
+  });
+
   it("answers 409 before connecting, 404 for another user's server; tool failures are results with isError", async () => {
     const u = await t.user();
     const fresh = await add(u, mcp.url);
@@ -225,7 +243,7 @@ describe("MCP tokens", () => {
     expect((await api(u, "GET", `/api/mcp-servers/${serverId}/tools`)).status).toBe(200);
     // This instance still holds the row from before: its refresh token is spent.
     const token = await t.api.oauth.accessToken(stale, true);
-    expect(mcp.provider.accessTokens.has(token)).toBe(true);
+    expect(mcp.provider.accessTokens.has(token ?? "")).toBe(true);
     expect((await t.db.prisma.mcpServer.findUniqueOrThrow({ where: { id: serverId } })).status).toBe("connected");
   });
 

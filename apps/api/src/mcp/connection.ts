@@ -57,9 +57,10 @@ export class McpConnections {
     private readonly settings: McpConnectionSettings,
   ) {}
 
-  /** Discovers (unless overridden), registers (unless a client is known) and stores the result. */
-  async prepare(server: Prisma.McpServerModel): Promise<Connection> {
+  /** Discovers (unless overridden), registers (unless a client is known) and stores the result; "open" when no authorization is needed. */
+  async prepare(server: Prisma.McpServerModel): Promise<Connection | "open"> {
     const found = overrideMetadata(server) ?? (await discover(server.url, this.settings.fetchFn, this.settings.policy));
+    if (found === "open") return found;
     let client = this.#overrideClient(server);
     let registeredClient: string | undefined;
     if (!client) {

@@ -54,17 +54,10 @@ export function checkMetadata(authServerUrl: string, metadata: AuthorizationServ
   }
 }
 
-/**
- * MCP authorization discovery with the SDK's helpers: probe the server (a 401's
- * `WWW-Authenticate` may carry `resource_metadata` and `scope`), read the RFC 9728 protected
- * resource metadata (the SDK falls back to the well-known URLs), then the RFC 8414 metadata of
- * its first authorization server (the SDK falls back to OpenID discovery). A server without
- * protected resource metadata is its own authorization server (the SDK's legacy rule).
- */
-export async function discover(serverUrl: string, fetchFn: FetchLike, policy: OutboundUrlPolicy): Promise<Discovered> {
-  let probe: Response;
+/** An MCP `initialize` without a token: answers 2xx (open server) or 401 (with a challenge, maybe). */
+async function probeServer(serverUrl: string, fetchFn: FetchLike): Promise<Response> {
   try {
-    probe = await fetchFn(serverUrl, {
+    const probe = await fetchFn(serverUrl, {
       method: "POST",
       headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
       body: JSON.stringify({
@@ -75,9 +68,24 @@ export async function discover(serverUrl: string, fetchFn: FetchLike, policy: Ou
       }),
     });
     await probe.body?.cancel().catch(() => undefined);
+    return probe;
   } catch (cause) {
     throw upstreamFailure("reaching the MCP server", cause);
   }
+}
+
+/**
+ * MCP authorization discovery with the SDK's helpers: probe the server (a 401's
+ * `WWW-Authenticate` may carry `resource_metadata` and `scope`), read the RFC 9728 protected
+ * resource metadata (the SDK falls back to the well-known URLs), then the RFC 8414 metadata of
+ * its first authorization server (the SDK falls back to OpenID discovery). A server without
+ * protected resource metadata is its own authorization server (the SDK's legacy rule). A server
+ * that answers the probe without asking for a token is "open".
+ */
+export async function discover(serverUrl: string, fetchFn: FetchLike, policy: OutboundUrlPolicy): Promise<Discovered | "open"> {
+  const probe = await probeServer(serverUrl, fetchFn);
+  // A server that initializes without a token needs no authorization at all.
+  if (probe.ok) return "open";
   const challenge = probe.status === 401 ? extractWWWAuthenticateParams(probe) : {};
   let prm: OAuthProtectedResourceMetadata | undefined;
   try {

@@ -132,6 +132,8 @@ export interface McpServerFixtureOptions {
   advertiseResourceMetadata?: boolean;
   /** Fields that replace the authorization server's true metadata (a lying server). */
   metadataLies?: Record<string, unknown>;
+  /** No authorization at all: the MCP endpoint takes requests without a token. */
+  open?: boolean;
   /** Publish the authorization server metadata only as OpenID discovery (RFC 8414 URL answers 404). */
   openIdOnly?: boolean;
   port?: number;
@@ -211,10 +213,12 @@ export async function startMcpServer(options: McpServerFixtureOptions = {}): Pro
   );
   const advertise = options.advertiseResourceMetadata ?? true;
   const { requireBearerAuth } = (await import(BEARER_MODULE)) as { requireBearerAuth: RequireBearerAuth };
-  const bearer = requireBearerAuth({
-    verifier: provider,
-    ...(advertise ? { resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) } : {}),
-  });
+  const bearer: RequestHandler = options.open
+    ? (_req, _res, next) => next()
+    : requireBearerAuth({
+        verifier: provider,
+        ...(advertise ? { resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) } : {}),
+      });
   app.post("/mcp", bearer, express.json(), async (req, res) => {
     const server = mcpServer(calls);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

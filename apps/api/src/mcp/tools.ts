@@ -105,7 +105,7 @@ export class McpToolsService {
     }
   }
 
-  async #session<T>(url: string, token: string, use: (client: Client, options: { timeout: number }) => Promise<T>): Promise<T> {
+  async #session<T>(url: string, token: string | undefined, use: (client: Client, options: { timeout: number }) => Promise<T>): Promise<T> {
     const { callTimeoutMs, maxResultBytes } = this.settings;
     let tooLarge: (() => void) | undefined;
     const overCap = new Promise<never>((_, reject) => {
@@ -120,7 +120,7 @@ export class McpToolsService {
     });
     const transport = new StreamableHTTPClientTransport(new URL(url), {
       fetch: fetchFn,
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
     });
     const client = new Client(CLIENT_INFO);
     // A failure inside the transport (a body cut at the cap) may not reject the pending request.

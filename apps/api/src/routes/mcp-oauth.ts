@@ -56,6 +56,7 @@ export function mcpOAuthRoutes(
         deps.logger.warn({ serverId, code: error.code, err: error.message }, "MCP authorization could not start");
         return res.redirect(302, backTo(deps.returnUrl, { mcp: "error", serverId, code: error.code }));
       }
+      if ("open" in flow) return res.redirect(302, backTo(deps.returnUrl, { mcp: "connected", serverId }));
       res.append("set-cookie", deps.nonceCookie.set(flow.nonce, OAUTH_STATE_TTL_MS / 1000));
       res.redirect(302, flow.location);
     },

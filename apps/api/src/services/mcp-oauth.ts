@@ -37,11 +37,8 @@ export interface McpOAuthSettings {
   now?: () => number;
 }
 
-/** A started flow: where to send the browser, and the nonce to keep in its cookie. */
-export interface BegunFlow {
-  location: string;
-  nonce: string;
-}
+/** A started flow: where to send the browser, and the nonce to keep in its cookie; or a server that needs no authorization. */
+export type BegunFlow = { location: string; nonce: string } | { open: true };
 
 /**
  * OAuth 2.1 authorization code + PKCE (S256) for a user's MCP server, following the MCP
@@ -83,6 +80,11 @@ export class McpOAuthService {
   async begin(userId: string, serverId: string): Promise<BegunFlow> {
     const server = await this.servers.row(userId, serverId);
     const connection = await this.#connections.prepare(server);
+    if (connection === "open") {
+      const data = { status: "connected", connectedAt: new Date(this.#now()), accessToken: null, refreshToken: null, tokenExpiresAt: null };
+      await this.prisma.mcpServer.update({ where: { id: server.id }, data });
+      return { open: true };
+    }
     const state = randomBytes(32).toString("base64url");
     const nonce = randomBytes(32).toString("base64url");
     const stateId = sha256(state).toString("hex");
@@ -184,10 +186,16 @@ export class McpOAuthService {
    * the refresh fails, the server is marked `needs_reconnect` and 409 `mcp_reconnect_required`
    * is thrown.
    */
-  async accessToken(server: Prisma.McpServerModel, force = false): Promise<string> {
-    const current = server.accessToken ? this.box.open(server.accessToken, sealContext(server.id, "access_token")) : undefined;
-    if (server.status !== "connected" || !current) {
+  async accessToken(server: Prisma.McpServerModel, force = false): Promise<string | undefined> {
+    if (server.status !== "connected") {
       throw mcpError("mcp_reconnect_required", "this MCP server is not connected: authorize it (GET /api/mcp-oauth/authorize)");
+    }
+    // Connected without a token: an open server; refused now, it wants an authorization.
+    if (server.accessToken === null && !force) return undefined;
+    const current = server.accessToken ? this.box.open(server.accessToken, sealContext(server.id, "access_token")) : undefined;
+    if (!current) {
+      await this.markNeedsReconnect(server.id);
+      throw mcpError("mcp_reconnect_required", "this MCP server asks for an authorization: authorize it (GET /api/mcp-oauth/authorize)");
     }
     const expiring = server.tokenExpiresAt !== null && server.tokenExpiresAt.getTime() - REFRESH_MARGIN_MS <= this.#now();
     if (!force && !expiring) return current;

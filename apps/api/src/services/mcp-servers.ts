@@ -7,10 +7,10 @@ import type { OutboundUrlPolicy } from "../lib/outbound-url.js";
 import { keysetPage, type Page } from "../lib/pagination.js";
 import { notFound } from "./refs.js";
 
-/** The status the API reports: a connected row without a token (tokens dropped) is not connected. */
+/** The status the API reports (a connected server without a token is an open one: it needs no authorization). */
 function statusOf(s: Prisma.McpServerModel): McpServerView["status"] {
   if (s.status === "needs_reconnect") return "needs_reconnect";
-  return s.status === "connected" && s.accessToken !== null ? "connected" : "not_connected";
+  return s.status === "connected" ? "connected" : "not_connected";
 }
 
 /** The public view of an MCP server: never the client secret, the registration or a token. */
