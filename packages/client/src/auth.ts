@@ -1,4 +1,5 @@
 import { type SessionResponse, type SignInBody, type SignUpBody, sessionResponse } from "@app/contracts";
+import { type AccountApi, accountApi } from "./account.js";
 import { ApiError, errorFromResponse } from "./errors.js";
 import { type Http, readJson } from "./http.js";
 
@@ -7,8 +8,11 @@ export interface SignedIn extends SessionResponse {
   token: string;
 }
 
-/** Sign-up, sign-in, session refresh and sign-out, following the contract's two-step login. */
-export interface AuthApi {
+/**
+ * Sign-up, sign-in, session refresh and sign-out, following the contract's two-step login, and
+ * the account lifecycle routes ({@link AccountApi}).
+ */
+export interface AuthApi extends AccountApi {
   /** Registers, then awaits get-session and stores the JWT (the register flow needs step 2 too). */
   signUp(body: SignUpBody): Promise<SignedIn>;
   /** Step 1 posts the credentials (cookie only, no JWT); step 2 awaits get-session and stores the JWT. */
@@ -47,6 +51,7 @@ export function authApi(http: Http): AuthApi {
     return { ...session, token };
   };
   return {
+    ...accountApi(http),
     async signUp(body) {
       await credentials("/sign-up/email", body);
       return stepTwo();

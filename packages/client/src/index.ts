@@ -1,3 +1,4 @@
+export type { AccountApi } from "./account.js";
 export type { AuthApi, SignedIn } from "./auth.js";
 export { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from "./backoff.js";
 export { type AppClient, type ClientOptions, createClient } from "./client.js";

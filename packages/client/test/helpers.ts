@@ -34,8 +34,10 @@ export function cookieFetch(): { fetch: FetchLike; calls: Map<string, number>; c
   return { fetch: fetchWithJar, calls, cookies };
 }
 
-/** A real stack (identity, API, gateway) on a fresh database. */
-export async function startStack(): Promise<{ stack: RunningStack; database: TestDatabase; stop(): Promise<void> }> {
+/** A real stack (identity, API, gateway) on a fresh database; `env` goes to every service (e.g. SMTP_URL). */
+export async function startStack(
+  env: Record<string, string> = {},
+): Promise<{ stack: RunningStack; database: TestDatabase; stop(): Promise<void> }> {
   const database = await createTestDatabase();
   const uploads = await mkdtemp(path.join(os.tmpdir(), "client-uploads-"));
   const stack = await launchStack({
@@ -43,7 +45,7 @@ export async function startStack(): Promise<{ stack: RunningStack; database: Tes
     port: 0,
     authSecret: randomBytes(32).toString("base64url"),
     dataEncryptionKey: randomBytes(32).toString("base64url"),
-    env: { LOG_LEVEL: "warn", UPLOAD_DIR: uploads },
+    env: { LOG_LEVEL: "warn", UPLOAD_DIR: uploads, ...env },
     onLine: (name, line) => {
       if (process.env.CLIENT_TEST_LOGS) console.log(name, line);
     },

@@ -1,0 +1,85 @@
+import {
+  type ChangeEmailBody,
+  type ChangePasswordBody,
+  changePasswordResponse,
+  type DeleteUserBody,
+  deleteUserResponse,
+  type ListedSession,
+  listSessionsResponse,
+  type PublicUser,
+  type RequestPasswordResetBody,
+  type ResetPasswordBody,
+  type RevokeSessionBody,
+  type SendVerificationEmailBody,
+  type StatusResponse,
+  statusResponse,
+  tokenResponse,
+  type UpdateUserBody,
+  userSchema,
+} from "@app/contracts";
+import { z } from "zod";
+import { errorFromResponse } from "./errors.js";
+import { type Http, readJson } from "./http.js";
+
+/** The answer of update-user: better-auth's `{status, user}`. */
+const updateUserResponse = z.object({ status: z.literal(true), user: userSchema });
+
+/**
+ * The account lifecycle routes (docs/accounts.md): identity calls with the session cookie, each
+ * answer parsed with the contracts' schemas. The mail routes answer the same for any address.
+ */
+export interface AccountApi {
+  /** Mails a reset link to a known address; `redirectTo` is where the link lands with `?token=`. */
+  requestPasswordReset(body: RequestPasswordResetBody): Promise<StatusResponse>;
+  /** Sets a new password with a mailed token; every session of the user ends. */
+  resetPassword(body: ResetPasswordBody): Promise<StatusResponse>;
+  /** Mails a new verification link to an unverified address. */
+  sendVerificationEmail(body: SendVerificationEmailBody): Promise<StatusResponse>;
+  /** Changes the signed-in user's password (`revokeOtherSessions` ends every other session). */
+  changePassword(body: ChangePasswordBody): Promise<{ token: string | null; user: { id: string } }>;
+  /** Mails a link to the new address; the change happens when it is opened. */
+  changeEmail(body: ChangeEmailBody): Promise<StatusResponse>;
+  /** Updates the name (or image); answers the updated user. */
+  updateUser(body: UpdateUserBody): Promise<PublicUser>;
+  /** The signed-in user's sessions, the current one marked `current`. */
+  listSessions(): Promise<ListedSession[]>;
+  /** Ends one of the user's sessions (by id from {@link listSessions}). */
+  revokeSession(body: RevokeSessionBody): Promise<StatusResponse>;
+  /** Ends every session of the user but this one. */
+  revokeOtherSessions(): Promise<StatusResponse>;
+  /** Deletes the account (password required); the stored JWT is removed. */
+  deleteUser(body: DeleteUserBody): Promise<void>;
+  /** GET /token: a fresh JWT for the cookie session (not stored). */
+  fetchToken(): Promise<string>;
+}
+
+/** Builds the {@link AccountApi} over a transport. */
+export function accountApi(http: Http): AccountApi {
+  const call = async <S extends z.ZodType>(schema: S, path: string, body?: unknown): Promise<z.output<S>> => {
+    const response = await http.identity(
+      path,
+      body === undefined
+        ? { method: path === "/list-sessions" || path === "/token" ? "GET" : "POST", headers: { accept: "application/json" } }
+        : { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) },
+    );
+    if (!response.ok) throw await errorFromResponse(response);
+    return readJson(response, schema);
+  };
+  return {
+    requestPasswordReset: (body) => call(statusResponse, "/request-password-reset", body),
+    resetPassword: (body) => call(statusResponse, "/reset-password", body),
+    sendVerificationEmail: (body) => call(statusResponse, "/send-verification-email", body),
+    changePassword: (body) => call(changePasswordResponse, "/change-password", body),
+    changeEmail: (body) => call(statusResponse, "/change-email", body),
+    updateUser: async (body) => (await call(updateUserResponse, "/update-user", body)).user,
+    listSessions: () => call(listSessionsResponse, "/list-sessions"),
+    revokeSession: (body) => call(statusResponse, "/revoke-session", body),
+    // better-auth's client posts an empty JSON object here; the route takes no body.
+    revokeOtherSessions: () => call(statusResponse, "/revoke-other-sessions", {}),
+    deleteUser: async (body) => {
+      await call(deleteUserResponse, "/delete-user", body);
+      http.tokens.set(null);
+    },
+    fetchToken: async () => (await call(tokenResponse, "/token")).token,
+  };
+}
