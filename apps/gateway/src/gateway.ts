@@ -12,6 +12,24 @@ export interface GatewayOptions {
   logger: Logger;
   /** Connection caps and timeouts (default {@link EDGE_LIMITS}); docs/edge-limits.md. */
   limits?: ServerLimits;
+  /**
+   * The development mailbox (tools/stack/src/dev-mail.ts) served at `/dev/mail`; only set by
+   * {@link devMailUpstream}, so the route does not exist in production.
+   */
+  devMail?: string | undefined;
+}
+
+/**
+ * Where `/dev/mail` goes: `DEV_MAIL_URL`, only outside production. In production the route is never
+ * mounted, whatever DEV_MAIL_URL says, so a stray variable cannot expose anyone's mail.
+ */
+export function devMailUpstream(env: { NODE_ENV?: string | undefined; DEV_MAIL_URL?: string | undefined }): string | undefined {
+  return env.NODE_ENV !== "production" && env.DEV_MAIL_URL ? env.DEV_MAIL_URL : undefined;
+}
+
+function isDevMailPath(url: string): boolean {
+  const path = url.split("?")[0] ?? "/";
+  return path === "/dev/mail" || path.startsWith("/dev/mail/");
 }
 
 function roundRobin(targets: readonly string[]): () => string {
@@ -86,6 +104,7 @@ export function createGateway(options: GatewayOptions): Server {
   };
   const identity: RequestHandler = createProxyMiddleware({ ...common, target: options.identity[0], router: () => pickIdentity() });
   const api: RequestHandler = createProxyMiddleware({ ...common, target: options.api[0], router: () => pickApi() });
+  const devMail: RequestHandler | undefined = options.devMail ? createProxyMiddleware({ ...common, target: options.devMail }) : undefined;
 
   // Request heads up to 128 KiB (Node's default is 16 KiB), as the API accepts: an oversized token
   // then reaches the API's verifier and gets its 401 envelope instead of a bare 431 here.
@@ -114,7 +133,8 @@ export function createGateway(options: GatewayOptions): Server {
       return;
     }
     dropForwardingHeaders(req);
-    const route = isAuthPath(url) ? identity : isApiPath(url) ? api : undefined;
+    const mailbox = devMail && (req.method === "GET" || req.method === "HEAD") && isDevMailPath(url) ? devMail : undefined;
+    const route = isAuthPath(url) ? identity : isApiPath(url) ? api : mailbox;
     if (!route) {
       res.writeHead(404, { "content-type": "application/json; charset=utf-8" });
       res.end(JSON.stringify(fail("not_found", `no route for ${req.method} ${url.split("?")[0]}`)));

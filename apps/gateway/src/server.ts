@@ -1,7 +1,7 @@
 import { commaList, createLogger, EDGE_LIMITS, loadConfig, loadServerLimits, portSchema } from "@app/http-kit";
 import { z } from "zod";
 import { politeDrain } from "./drain.js";
-import { createGateway } from "./gateway.js";
+import { createGateway, devMailUpstream } from "./gateway.js";
 
 const config = loadConfig(
   z.object({
@@ -12,13 +12,22 @@ const config = loadConfig(
     LOG_LEVEL: z.string().default("info"),
     // Below the launcher's 10 s stop grace (tools/stack/src/processes.ts), so the drain ends first.
     SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(8_000),
+    NODE_ENV: z.string().optional(),
+    // The launcher's development mailbox (tools/stack/src/dev-mail.ts); ignored in production.
+    DEV_MAIL_URL: z.url().optional(),
   }),
   process.env,
   "gateway",
 );
 const limits = loadServerLimits(process.env, EDGE_LIMITS, "gateway");
 const logger = createLogger({ name: "gateway", level: config.LOG_LEVEL });
-const server = createGateway({ identity: config.IDENTITY_UPSTREAMS, api: config.API_UPSTREAMS, logger, limits });
+const server = createGateway({
+  identity: config.IDENTITY_UPSTREAMS,
+  api: config.API_UPSTREAMS,
+  logger,
+  limits,
+  devMail: devMailUpstream(config),
+});
 const drain = politeDrain(server, logger);
 server.listen(config.PORT, config.HOST, () => logger.info({ port: config.PORT }, "listening"));
 

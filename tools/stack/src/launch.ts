@@ -1,4 +1,5 @@
 import { freePort } from "@app/db/embedded";
+import { type DevMail, mailLines, startDevMail, wantsDevMail } from "./dev-mail.js";
 import { ENTRY, VITE, WEB_DIR } from "./paths.js";
 import { type ServiceProcess, startProcess, waitHealthy } from "./processes.js";
 import { type RestartPolicy, type Supervised, supervise } from "./supervise.js";
@@ -32,6 +33,12 @@ export interface StackOptions {
   onSpawn?: (proc: ServiceProcess) => void;
   /** Launcher messages (restarts). */
   log?: (line: string) => void;
+  /**
+   * Run the development mailbox (dev-mail.ts) when no SMTP_URL is set and NODE_ENV is not
+   * production: identity sends to its catcher, each mail's links go to the console as `mail`
+   * lines, and the gateway serves the mailbox at `{base_url}/dev/mail`.
+   */
+  devMail?: boolean;
 }
 
 /** How `start` spawns a service other than `node <entry>` alone. */
@@ -48,6 +55,8 @@ export interface RunningStack {
   apiUrls: string[];
   /** The web app's origin, when it was asked for. */
   webUrl: string | undefined;
+  /** The development mailbox, when it runs (`devMail` without SMTP_URL). */
+  devMail: DevMail | undefined;
   /** The processes running now (a restarted service's entry is replaced). */
   processes: ServiceProcess[];
   /** Resolves with the first service that exits on its own (with `restart`: that gave up). */
@@ -78,6 +87,17 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     ...options.env,
     ...(webUrl ? { CORS_ORIGINS: [options.env?.CORS_ORIGINS ?? inherited.CORS_ORIGINS, webUrl].filter(Boolean).join(",") } : {}),
   };
+  const emitLine = options.onLine ?? ((name: string, line: string) => process.stdout.write(`${name.padEnd(8)} | ${line}\n`));
+  const devMail =
+    options.devMail && wantsDevMail(shared)
+      ? await startDevMail((mail) => {
+          for (const line of mailLines(mail)) emitLine("mail", line);
+        })
+      : undefined;
+  const identityMail: Record<string, string> = devMail
+    ? { SMTP_URL: devMail.smtpUrl, MAIL_FROM: options.env?.MAIL_FROM ?? inherited.MAIL_FROM ?? "Accounts <no-reply@localhost>" }
+    : {};
+  const gatewayMail: Record<string, string> = devMail ? { DEV_MAIL_URL: devMail.httpUrl } : {};
   const services: Supervised[] = [];
   const processes: ServiceProcess[] = [];
   const identityUrls: string[] = [];
@@ -115,6 +135,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
   const stop = async () => {
     await Promise.all(services.filter((s) => !isEdge(s)).map((s) => s.stop(6_000)));
     await Promise.all(services.filter(isEdge).map((s) => s.stop(2_000)));
+    await devMail?.close();
   };
   try {
     const starting: Promise<void>[] = [];
@@ -122,7 +143,12 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
       const p = await freePort();
       identityUrls.push(`http://127.0.0.1:${p}`);
       starting.push(
-        start(`identity-${i}`, ENTRY.identity, { PORT: String(p), AUTH_SECRET: options.authSecret }, `http://127.0.0.1:${p}/healthz`),
+        start(
+          `identity-${i}`,
+          ENTRY.identity,
+          { PORT: String(p), AUTH_SECRET: options.authSecret, ...identityMail },
+          `http://127.0.0.1:${p}/healthz`,
+        ),
       );
     }
     // The APIs fetch identity's signing keys as soon as they start (and pause after a failure):
@@ -145,7 +171,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
       start(
         "gateway",
         ENTRY.gateway,
-        { PORT: String(port), IDENTITY_UPSTREAMS: identityUrls.join(","), API_UPSTREAMS: apiUrls.join(",") },
+        { PORT: String(port), IDENTITY_UPSTREAMS: identityUrls.join(","), API_UPSTREAMS: apiUrls.join(","), ...gatewayMail },
         `http://127.0.0.1:${port}/healthz`,
       ),
     );
@@ -163,6 +189,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     await Promise.all(starting);
   } catch (error) {
     await Promise.all(services.map((s) => s.stop(3_000)));
+    await devMail?.close();
     throw error;
   }
   const gaveUp = Promise.race(services.map((s) => s.gaveUp));
@@ -171,6 +198,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     identityUrls,
     apiUrls,
     webUrl,
+    devMail,
     processes,
     firstExit: gaveUp.then((g) => g.proc),
     exitReason: gaveUp.then((g) => g.reason),

@@ -125,6 +125,9 @@ try {
     ...(process.env.BASE_URL ? { baseUrl: process.env.BASE_URL } : {}),
     env: { UPLOAD_DIR: process.env.UPLOAD_DIR ?? `${DATA_DIR}/uploads` },
     ...(webPort === undefined ? {} : { web: { port: webPort, dev: DEV } }),
+    // Without SMTP_URL, mail goes to an in-process catcher, shown at {base_url}/dev/mail (dev-mail.ts);
+    // it lives in this process, so stack.stop() and every exit of this process end it.
+    devMail: true,
     // In development a broken edit crashes a service until the next one: never give up there.
     restart: DEV ? { ...DEFAULT_RESTART, maxCrashes: Number.POSITIVE_INFINITY } : DEFAULT_RESTART,
     onSpawn: (proc) => {
@@ -156,6 +159,7 @@ try {
 if (stack && !stopping) {
   log(`ready: ${stack.baseUrl}  (in ${elapsed()}; identity at ${stack.baseUrl}/api/auth/*, API at ${stack.baseUrl}/api/*; Ctrl-C stops)`);
   if (stack.webUrl) log(`web app: ${stack.webUrl}`);
+  if (stack.devMail) log(`mail: no SMTP_URL, so mail is caught locally: ${stack.baseUrl}/dev/mail (links also print here)`);
   const exited = await stack.firstExit;
   if (!stopping) {
     log(`${exited.name} ${await stack.exitReason}`);

@@ -1,0 +1,91 @@
+import { randomBytes } from "node:crypto";
+import { createTestDatabase, type TestDatabase } from "@app/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wantsDevMail } from "./dev-mail.js";
+import { launchStack, type RunningStack } from "./launch.js";
+
+let database: TestDatabase;
+let stack: RunningStack | undefined;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  stack = await launchStack({
+    databaseUrl: database.url,
+    port: 0,
+    authSecret: randomBytes(32).toString("base64url"),
+    dataEncryptionKey: randomBytes(32).toString("base64url"),
+    // An SMTP_URL of the environment would turn the mailbox off: this stack has none.
+    env: { SMTP_URL: "", UPLOAD_DIR: `/tmp/stack-dev-mail-uploads-${process.pid}` },
+    onLine: (name, line) => lines.push(`${name} | ${line}`),
+    devMail: true,
+  });
+}, 60_000);
+afterAll(async () => {
+  await stack?.stop();
+  await database?.drop();
+});
+
+interface Mailbox {
+  messages: { to: string[]; subject: string; links: string[] }[];
+}
+
+describe("the development mailbox of a launched stack", () => {
+  it("shows the verification mail of a sign-up at {base}/dev/mail with an absolute link that verifies", async () => {
+    if (!stack) throw new Error("no stack");
+    const base = stack.baseUrl;
+    const email = `mailbox-${randomBytes(4).toString("hex")}@example.com`;
+    const up = await fetch(`${base}/api/auth/sign-up/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "correct horse battery", name: "Mailbox" }),
+    });
+    expect(up.status).toBe(200);
+
+    // Sign-up mails in the background: poll the mailbox as a person reloading it would.
+    let mail: Mailbox["messages"][number] | undefined;
+    for (let i = 0; i < 100 && !mail; i += 1) {
+      const res = await fetch(`${base}/dev/mail?format=json`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      mail = ((await res.json()) as Mailbox).messages.find((m) => m.to.includes(email));
+      if (!mail) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!mail) throw new Error("no verification mail arrived");
+    const link = mail.links.find((l) => l.includes("verify-email"));
+    expect(link?.startsWith(`${base}/`)).toBe(true);
+    expect(lines.some((l) => l.startsWith(`mail | To: ${email} Subject: `) && l.includes(`→ ${link}`))).toBe(true);
+
+    const html = await fetch(`${base}/dev/mail`, { headers: { accept: "text/html" } });
+    expect(html.headers.get("content-type")).toMatch(/text\/html/);
+    expect(await html.text()).toContain(email);
+
+    const verified = await fetch(link as string, { redirect: "manual" });
+    expect([200, 302]).toContain(verified.status);
+    expect(verified.headers.get("location") ?? "").not.toContain("error=");
+    const signIn = await fetch(`${base}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "correct horse battery" }),
+    });
+    const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const session = await fetch(`${base}/api/auth/get-session`, { headers: { cookie } });
+    expect(((await session.json()) as { user: { emailVerified: boolean } }).user.emailVerified).toBe(true);
+  }, 30_000);
+
+  it("stops the catcher and its HTTP server with the stack", async () => {
+    if (!stack?.devMail) throw new Error("no mailbox");
+    const { httpUrl } = stack.devMail;
+    expect((await fetch(httpUrl)).status).toBe(200);
+    await stack.stop();
+    stack = undefined;
+    await expect(fetch(httpUrl)).rejects.toThrow();
+  }, 30_000);
+
+  it("runs only without SMTP_URL and outside production", () => {
+    expect(wantsDevMail({})).toBe(true);
+    expect(wantsDevMail({ NODE_ENV: "development" })).toBe(true);
+    expect(wantsDevMail({ SMTP_URL: "smtp://mail.example.com:587" })).toBe(false);
+    expect(wantsDevMail({ NODE_ENV: "production" })).toBe(false);
+  });
+});
