@@ -11,7 +11,9 @@ import {
   type ResetPasswordBody,
   type RevokeSessionBody,
   type SendVerificationEmailBody,
+  type SessionResponse,
   type StatusResponse,
+  sessionResponse,
   statusResponse,
   tokenResponse,
   type UpdateUserBody,
@@ -49,9 +51,17 @@ export interface AccountApi {
   revokeOtherSessions(): Promise<StatusResponse>;
   /** Deletes the account (password required); the stored JWT is removed. */
   deleteUser(body: DeleteUserBody): Promise<void>;
+  /**
+   * GET /get-session: the cookie's session and user (with `emailVerified`), or null without one.
+   * Unlike `getSession` it leaves the stored JWT alone, so asking never signs the page out.
+   */
+  currentSession(): Promise<SessionResponse | null>;
   /** GET /token: a fresh JWT for the cookie session (not stored). */
   fetchToken(): Promise<string>;
 }
+
+/** Routes read with GET (the others are POSTs). */
+const GET = new Set(["/list-sessions", "/token", "/get-session"]);
 
 /** Builds the {@link AccountApi} over a transport. */
 export function accountApi(http: Http): AccountApi {
@@ -59,7 +69,7 @@ export function accountApi(http: Http): AccountApi {
     const response = await http.identity(
       path,
       body === undefined
-        ? { method: path === "/list-sessions" || path === "/token" ? "GET" : "POST", headers: { accept: "application/json" } }
+        ? { method: GET.has(path) ? "GET" : "POST", headers: { accept: "application/json" } }
         : { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) },
     );
     if (!response.ok) throw await errorFromResponse(response);
@@ -80,6 +90,7 @@ export function accountApi(http: Http): AccountApi {
       await call(deleteUserResponse, "/delete-user", body);
       http.tokens.set(null);
     },
+    currentSession: () => call(sessionResponse.nullable(), "/get-session"),
     fetchToken: async () => (await call(tokenResponse, "/token")).token,
   };
 }

@@ -66,7 +66,8 @@ describe("account methods", () => {
     const landing = await open(await linkFor(email, "/verify-email"));
     expect(landing.searchParams.get("verified")).toBe("1");
     expect(landing.searchParams.get("error")).toBeNull();
-    expect((await client.auth.getSession())?.user.emailVerified).toBe(true);
+    expect((await client.auth.currentSession())?.user.emailVerified).toBe(true);
+    expect(await browser().auth.currentSession()).toBeNull();
   });
 
   it("changes name, password and email", async () => {
