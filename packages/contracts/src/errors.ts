@@ -24,13 +24,18 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   email_taken: 409,
+  mcp_reconnect_required: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  mcp_upstream_unavailable: 502,
+  mcp_upstream_invalid: 502,
+  mcp_result_too_large: 502,
   service_unavailable: 503,
   jwks_unavailable: 503,
   mail_unavailable: 503,
+  mcp_upstream_timeout: 504,
 } as const satisfies Record<string, number>;
 
 /** A stable error code (see {@link ERROR_STATUS}). */
