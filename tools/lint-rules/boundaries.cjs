@@ -89,9 +89,10 @@ function forbiddenRules(root) {
     {
       name: "not-to-unresolvable",
       severity: "error",
-      comment: "Every import resolves (an unpublished subpath of a workspace package does not).",
+      comment:
+        "Every import resolves (an unpublished subpath of a workspace package does not). The Prisma client that packages/db's build generates is absent before the first build, when CI lints.",
       from: {},
-      to: { couldNotResolve: true },
+      to: { couldNotResolve: true, pathNot: "^\\./generated/prisma/" },
     },
     {
       name: "packages-not-to-apps",
