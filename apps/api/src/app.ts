@@ -43,6 +43,7 @@ import { RolesService } from "./services/roles.js";
 import { TasksService } from "./services/tasks.js";
 import { LocalTextProvider, OpenAiCompatibleProvider, type TextProvider } from "./services/text-providers.js";
 import { UploadsService } from "./services/uploads.js";
+import { isMissingUser, UserDeletions } from "./services/user-deletion.js";
 
 /** What the API app is built from. */
 export interface ApiDeps {
@@ -79,6 +80,8 @@ export interface ApiApp {
   attachWebSocket(server: Server): void;
   /** The MCP OAuth flow (its expired states are purged on a schedule). */
   oauth: McpOAuthService;
+  /** Works off the user deletion outbox (services/user-deletion.ts). */
+  deletions: UserDeletions;
   /** Starts event delivery (LISTEN), creates the upload directory and schedules the OAuth state purge. */
   start(): Promise<void>;
   /** Ends SSE streams and sockets with a reason and stops event delivery. */
@@ -103,6 +106,8 @@ export function verifierFromConfig(config: ApiConfig, now?: () => number): Verif
 function classify(error: unknown): AppError | undefined {
   if (isDatabaseUnavailable(error)) return new AppError("service_unavailable", "database unavailable", { cause: error });
   if (isInvalidInput(error)) return new AppError("bad_request", "request contains a value that cannot be stored", { cause: error });
+  // A write for a user whose account is gone (a JWT issued before the deletion): 401, not 409.
+  if (isMissingUser(error)) return new AppError("unauthorized", "the account of this token no longer exists", { cause: error });
   if (error instanceof Prisma.PrismaClientKnownRequestError) {
     if (error.code === "P2025") return new AppError("not_found", "not found", { cause: error });
     if (error.code === "P2003") return new AppError("conflict", "a referenced record does not exist", { cause: error });
@@ -126,17 +131,19 @@ export function createApp(deps: ApiDeps): ApiApp {
   const authenticate = createAuthenticate(verifier);
   const prisma = db.prisma;
   const push = keySetPush(verifier, logger);
+  const store = new FileStore(config.uploadDir);
+  const deletions = new UserDeletions(prisma, store, logger);
   const bus = new EventBus({
     databaseUrl: config.databaseUrl,
     prisma,
     logger,
     heartbeatMs: config.eventBusHeartbeatMs,
     heartbeatTimeoutMs: config.eventBusHeartbeatTimeoutMs,
-    channels: push.channels,
+    channels: { ...push.channels, ...deletions.listener.channels },
     onReconnect: push.onReconnect,
+    onListening: deletions.listener.onListening,
   });
   const box = new SecretBox(config.dataEncryptionKey, "mcp-oauth-tokens");
-  const store = new FileStore(config.uploadDir);
   const tasks = new TasksService(prisma, bus);
   const roles = new RolesService(prisma);
   const policy = new OutboundUrlPolicy({
@@ -211,6 +218,7 @@ export function createApp(deps: ApiDeps): ApiApp {
     caps,
     registry,
     oauth,
+    deletions,
     attachWebSocket(server) {
       server.on("upgrade", (req, socket, head) => {
         // The socket cap is checked right after authentication and before the upgrade, so an
@@ -236,6 +244,7 @@ export function createApp(deps: ApiDeps): ApiApp {
       clearInterval(purge);
       sse.closeAll(reason);
       ws.closeAll(reason);
+      await deletions.close();
       await bus.close();
       push.close();
       caps.close();

@@ -43,6 +43,11 @@ export interface EventBusOptions {
   channels?: Record<string, (payload: string) => void>;
   /** Called each time the LISTEN connection is re-established (notifications may have been missed). */
   onReconnect?: () => void;
+  /**
+   * Called each time the LISTEN connection is up, the first time included: work whose outbox may
+   * hold rows from before (the user deletion outbox, services/user-deletion.ts) catches up here.
+   */
+  onListening?: () => void;
 }
 
 export interface Waiter {

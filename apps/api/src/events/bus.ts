@@ -23,9 +23,10 @@ export const TASK_EVENTS_CHANNEL = "task_events";
  * process, in announcement order.
  */
 export class EventBus {
-  readonly #opts: Required<Omit<EventBusOptions, "prisma" | "logger" | "channels" | "onReconnect">>;
+  readonly #opts: Required<Omit<EventBusOptions, "prisma" | "logger" | "channels" | "onReconnect" | "onListening">>;
   readonly #channels: Map<string, (payload: string) => void>;
   readonly #onReconnect: (() => void) | undefined;
+  readonly #onListening: (() => void) | undefined;
   readonly #prisma: PrismaClient;
   readonly #logger: Logger;
   readonly #listeners = new Map<string, Set<TaskListener>>();
@@ -53,6 +54,7 @@ export class EventBus {
     this.#logger = options.logger;
     this.#channels = new Map(Object.entries(options.channels ?? {}));
     this.#onReconnect = options.onReconnect;
+    this.#onListening = options.onListening;
   }
 
   /** True while the LISTEN connection is up. */
@@ -220,6 +222,7 @@ export class EventBus {
     this.#logger.info({ channel: this.#opts.channel, reconnected }, "event bus listening");
     this.#scheduleProbe(client, onDown);
     for (const waiter of this.#waiters.splice(0)) waiter.resolve();
+    if (this.#onListening) this.#safely(this.#onListening);
     if (reconnected) {
       if (this.#onReconnect) this.#safely(this.#onReconnect);
       for (const set of this.#listeners.values()) for (const l of set) l.onResync();

@@ -1,0 +1,147 @@
+import { USER_DELETED_CHANNEL } from "@app/contracts";
+import { type Db, Prisma } from "@app/db";
+import type { Logger } from "pino";
+import type { FileStore } from "./file-store.js";
+
+type PrismaClient = Db["prisma"];
+
+/** Most deletions read from the outbox per pass (a pass repeats until none is left). */
+const BATCH = 100;
+
+/** How the event bus feeds deletions to {@link UserDeletions}. */
+export interface UserDeletionListener {
+  channels: Record<string, (payload: string) => void>;
+  /** Each time LISTEN is up, at start and after every reconnect. */
+  onListening(): void;
+}
+
+/**
+ * The API's part of deleting an account (docs/accounts.md, "Deleting an account"). Identity never
+ * touches the API's tables: it inserts a `user_deletion` outbox row and NOTIFYs
+ * `auth_user_deleted`. On that notification, at start and after the LISTEN connection comes back
+ * (a notification sent while it was down is lost), every pending row (`api_done_at IS NULL`) is
+ * worked off: the user's upload files first, then, in one transaction, every row the API keeps for
+ * the user, and `api_done_at`. The row is claimed with `FOR UPDATE SKIP LOCKED`, so several API
+ * instances share the work and never do one user twice at once; a pass that fails leaves the row
+ * pending for the next trigger (the notification payload is only a trigger, the rows are the truth).
+ */
+export class UserDeletions {
+  readonly #prisma: PrismaClient;
+  readonly #store: FileStore;
+  readonly #logger: Logger;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #closed = false;
+
+  constructor(prisma: PrismaClient, store: FileStore, logger: Logger) {
+    this.#prisma = prisma;
+    this.#store = store;
+    this.#logger = logger;
+  }
+
+  /** The event bus hooks: a notification, or LISTEN coming up (start or reconnect), starts a pass. */
+  get listener(): UserDeletionListener {
+    return {
+      channels: { [USER_DELETED_CHANNEL]: () => void this.run("notified") },
+      onListening: () => void this.run("listening"),
+    };
+  }
+
+  /**
+   * Works off every pending deletion; resolves when done. Calls while a pass runs coalesce into one
+   * more pass after it, so a deletion announced mid-pass is never missed. Never rejects.
+   */
+  run(reason = "start"): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = (async () => {
+      do {
+        this.#again = false;
+        try {
+          await this.#pass(reason);
+        } catch (error) {
+          this.#logger.warn({ reason, err: (error as Error).message }, "user deletion pass failed; the next trigger retries");
+        }
+      } while (this.#again && !this.#closed);
+    })().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  /** Stops starting passes; resolves when the one in progress ends. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#running;
+  }
+
+  async #pass(reason: string): Promise<void> {
+    const seen = new Set<string>();
+    for (;;) {
+      const rows = await this.#prisma.$queryRaw<{ user_id: string }[]>`
+        SELECT user_id FROM user_deletion WHERE api_done_at IS NULL ORDER BY requested_at LIMIT ${BATCH}`;
+      const fresh = rows.map((r) => r.user_id).filter((id) => !seen.has(id));
+      if (!fresh.length) return;
+      for (const userId of fresh) {
+        seen.add(userId);
+        if (this.#closed) return;
+        if (await this.#deleteUser(userId)) this.#logger.info({ userId, reason }, "user's API data deleted");
+      }
+    }
+  }
+
+  /** Deletes one user's files and rows; false when another instance holds it or it is done. */
+  #deleteUser(userId: string): Promise<boolean> {
+    return this.#prisma.$transaction(
+      async (tx) => {
+        const claimed = await tx.$queryRaw<unknown[]>`
+          SELECT user_id FROM user_deletion WHERE user_id = ${userId} AND api_done_at IS NULL FOR UPDATE SKIP LOCKED`;
+        if (!claimed.length) return false;
+        // Files first: if anything below fails the rows stay and the next pass deletes again, so a
+        // file can never outlive its row unnoticed.
+        const uploads = await tx.upload.findMany({ where: { userId }, select: { id: true } });
+        await this.#store.remove(uploads.map((u) => u.id));
+        // Events and messages go with their task, chat messages with their chat, OAuth states with
+        // their MCP server (ON DELETE CASCADE, prisma/schema.prisma).
+        await tx.task.deleteMany({ where: { userId } });
+        await tx.chat.deleteMany({ where: { userId } });
+        await tx.agent.deleteMany({ where: { userId } });
+        await tx.project.deleteMany({ where: { userId } });
+        const late = await tx.$queryRaw<{ id: string }[]>`DELETE FROM upload WHERE user_id = ${userId} RETURNING id`;
+        await tx.mcpServer.deleteMany({ where: { userId } });
+        await tx.userRole.deleteMany({ where: { userId } });
+        await tx.$executeRaw`UPDATE user_deletion SET api_done_at = now() WHERE user_id = ${userId}`;
+        // An upload that finished after the read above (a JWT issued before the deletion).
+        const known = new Set(uploads.map((u) => u.id));
+        await this.#store.remove(late.map((u) => u.id).filter((id) => !known.has(id)));
+        return true;
+      },
+      { timeout: 60_000, maxWait: 10_000 },
+    );
+  }
+}
+
+/**
+ * True when a write referenced a user row that no longer exists: a foreign key on `user_id`
+ * (Prisma P2003, or PostgreSQL 23503 from raw SQL). That is a JWT issued before its account was
+ * deleted, so the API answers 401 rather than 409 or 500 (app.ts).
+ */
+export function isMissingUser(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 6; depth += 1) {
+    const e = current as { code?: unknown; meta?: Record<string, unknown>; constraint?: unknown; message?: unknown; cause?: unknown };
+    const isFk =
+      (current instanceof Prisma.PrismaClientKnownRequestError && current.code === "P2003") ||
+      e.code === "23503" ||
+      e.meta?.code === "23503";
+    if (isFk) {
+      const where = JSON.stringify([e.meta ?? null, e.constraint ?? null, e.message ?? null]);
+      if (/_user_id_fkey/.test(where)) return true;
+    }
+    current = e.cause;
+  }
+  return false;
+}
