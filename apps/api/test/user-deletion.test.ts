@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { Writable } from "node:stream";
 import { USER_DELETED_CHANNEL } from "@app/contracts";
 import { createDb, type Db } from "@app/db";
 import { createLogger } from "@app/http-kit";
@@ -121,6 +122,35 @@ describe("the API deletes a deleted user's data (user_deletion outbox + auth_use
     // Idempotent: another trigger finds nothing to do and changes nothing.
     await t.api.deletions.run("again");
     expect(await leftovers(kept.id)).not.toEqual(NOTHING);
+  });
+
+  it("shares the work between two API instances on one database, each user done once", async () => {
+    const logs: string[] = [];
+    const logger = createLogger({
+      name: "api-second",
+      level: "info",
+      destination: new Writable({
+        write(chunk, _encoding, callback) {
+          logs.push(String(chunk));
+          callback();
+        },
+      }),
+    });
+    const second = createApp({ config: t.config, db: t.db, logger });
+    await second.start();
+    try {
+      const users = await Promise.all([userWithEverything(), userWithEverything(), userWithEverything()]);
+      const before = t.logs.length;
+      for (const u of users) await deleteAsIdentity(u.id);
+      for (const u of users) await eventually(() => apiDone(u.id));
+      await Promise.all([t.api.deletions.run("settle"), second.deletions.run("settle")]);
+      for (const u of users) expect(await leftovers(u.id)).toEqual(NOTHING);
+      const done = [...t.logs.slice(before), ...logs].filter((l) => l.includes("user's API data deleted"));
+      expect(done).toHaveLength(users.length);
+      expect([...t.logs.slice(before), ...logs].some((l) => l.includes("deletion pass failed"))).toBe(false);
+    } finally {
+      await second.shutdown("test over");
+    }
   });
 
   it("catches up at start with a deletion made while the API was down", async () => {
