@@ -5,6 +5,8 @@ export interface CurrentUser {
   id: string;
   email: string | null;
   name: string | null;
+  /** From get-session (GET /api/me does not say); undefined while unknown. */
+  emailVerified?: boolean;
 }
 
 /** What every view gets. */
@@ -16,10 +18,12 @@ export interface AppContext {
    * by contract), so the app asks /api/admin/users once per sign-in: 403 means no.
    */
   isAdmin: boolean;
-  /** Goes to a hash route, e.g. `#/tasks`. */
-  navigate(route: string): void;
+  /** Goes to a hash route, e.g. `#/tasks`; `notice` is shown on the page it opens. */
+  navigate(route: string, notice?: string): void;
   /** Records a successful sign-in or sign-up and opens the task list. */
   signedIn(user: CurrentUser): void;
+  /** Forgets the user (whose session already ended) and opens sign-in with `notice`. */
+  signedOut(notice: string): void;
   /** Shows a problem in the page's alert area, as a plain sentence (never a code). */
   showError(error: unknown): void;
   /** Shows a short confirmation in the page's status area. */

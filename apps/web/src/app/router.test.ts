@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chatHref, parseRoute, taskHref } from "./router.js";
+import { chatHref, landingHash, parseRoute, taskHref } from "./router.js";
 
 describe("parseRoute", () => {
   it("maps hashes to views, with the task list as the default", () => {
@@ -20,5 +20,13 @@ describe("parseRoute", () => {
 
   it("ignores a query after the route (the MCP callback's ?mcp=connected)", () => {
     expect(parseRoute("#/mcp?mcp=connected&serverId=1")).toEqual({ name: "mcp", params: {} });
+  });
+
+  it("keeps the reset link's token or error, and maps the reset path to its hash", () => {
+    expect(parseRoute("#/reset-password?token=abc")).toEqual({ name: "reset-password", params: { token: "abc" } });
+    expect(parseRoute("#/reset-password?error=INVALID_TOKEN")).toEqual({ name: "reset-password", params: { error: "INVALID_TOKEN" } });
+    for (const name of ["forgot-password", "account", "sessions"] as const) expect(parseRoute(`#/${name}`)).toEqual({ name, params: {} });
+    expect(landingHash("/reset-password", "?token=abc")).toBe("#/reset-password?token=abc");
+    expect(landingHash("/", "?verified=1")).toBeUndefined();
   });
 });

@@ -12,6 +12,10 @@ export const ROUTE_NAMES = [
   "mcp",
   "settings",
   "admin",
+  "forgot-password",
+  "reset-password",
+  "account",
+  "sessions",
 ] as const;
 
 /** A parsed hash route. */
@@ -21,15 +25,39 @@ export interface Route {
 }
 
 /** Pages reached with no id in the hash. */
-const SIMPLE = new Set<string>(["signin", "upload", "generate", "projects", "agents", "mcp", "settings", "admin"]);
+const SIMPLE = new Set<string>([
+  "signin",
+  "upload",
+  "generate",
+  "projects",
+  "agents",
+  "mcp",
+  "settings",
+  "admin",
+  "forgot-password",
+  "account",
+  "sessions",
+]);
+
+/** Pages open without a session (the others send a signed-out visitor to sign-in). */
+export const PUBLIC_ROUTES = new Set<Route["name"]>(["signin", "forgot-password", "reset-password"]);
 
 /**
  * Parses `location.hash` (`#/tasks/abc` → task abc, `#/chats/abc` → chat abc). Unknown routes
- * are the task list. Account pages will join this list as `#/account…`.
+ * are the task list. The reset page keeps its link's `?token=` or `?error=` as params.
  */
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, "").split("?")[0]?.split("/").filter(Boolean).map(decodeURIComponent) ?? [];
   const [head, id] = parts;
+  if (head === "reset-password") {
+    const query = new URLSearchParams(hash.split("?")[1] ?? "");
+    const params: Record<string, string> = {};
+    for (const key of ["token", "error"]) {
+      const value = query.get(key);
+      if (value) params[key] = value;
+    }
+    return { name: "reset-password", params };
+  }
   if (head === "tasks" && id) return { name: "task", params: { id } };
   if (head === "chats") return id ? { name: "chat", params: { id } } : { name: "chats", params: {} };
   if (head && SIMPLE.has(head)) return { name: head as Route["name"], params: {} };
@@ -44,4 +72,13 @@ export function taskHref(id: string): string {
 /** The hash of a chat's page. */
 export function chatHref(id: string): string {
   return `#/chats/${encodeURIComponent(id)}`;
+}
+
+/**
+ * The hash route for a page the service links to by path: identity's reset link redirects to
+ * `<web origin>/reset-password?token=…` (the static server answers index.html for it), which is
+ * the reset page `#/reset-password?token=…`. Undefined for every other path.
+ */
+export function landingHash(pathname: string, search: string): string | undefined {
+  return pathname.replace(/\/+$/, "") === "/reset-password" ? `#/reset-password${search}` : undefined;
 }

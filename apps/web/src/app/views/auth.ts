@@ -2,6 +2,7 @@ import { PASSWORD_MIN_LENGTH } from "@app/contracts";
 import type { AppContext, View } from "../context.js";
 import { field, h } from "../dom.js";
 import { formSummary, labelled, onSubmit } from "../forms.js";
+import { verifiedLanding } from "../verify-banner.js";
 
 function input(name: string, type: string, autocomplete: string): HTMLInputElement {
   return h("input", { name, type, required: true, autocomplete });
@@ -18,7 +19,13 @@ const SIGN_IN_SENTENCES: Record<string, string> = {
 };
 
 /** A credentials form: labelled fields, problems shown next to them (see forms.ts). */
-function authForm(id: string, title: string, fields: HTMLElement[], submit: (form: HTMLFormElement) => Promise<void>): HTMLFormElement {
+function authForm(
+  id: string,
+  title: string,
+  fields: HTMLElement[],
+  submit: (form: HTMLFormElement) => Promise<void>,
+  footer: HTMLElement | null = null,
+): HTMLFormElement {
   const headingId = `${id}-title`;
   const form = h(
     "form",
@@ -27,6 +34,7 @@ function authForm(id: string, title: string, fields: HTMLElement[], submit: (for
     ...fields,
     h("button", { type: "submit" }, title),
     formSummary(),
+    footer,
   );
   onSubmit(form, () => submit(form), SIGN_IN_SENTENCES);
   return form;
@@ -46,6 +54,7 @@ export const authView: View = (ctx: AppContext, root) => {
       const { user } = await ctx.client.auth.signIn({ email: field(form, "email"), password: field(form, "password") });
       ctx.signedIn(user);
     },
+    h("p", {}, h("a", { href: "#/forgot-password", id: "forgot-password-link" }, "Forgot password?")),
   );
   const signUp = authForm(
     "signup-form",
@@ -56,7 +65,13 @@ export const authView: View = (ctx: AppContext, root) => {
       labelled("Password", input("password", "password", "new-password"), { hint: `At least ${PASSWORD_MIN_LENGTH} characters.` }),
     ],
     async (form) => {
-      const body = { name: field(form, "name"), email: field(form, "email"), password: field(form, "password") };
+      // The verification mail's link comes back to this app, which then says "verified".
+      const body = {
+        name: field(form, "name"),
+        email: field(form, "email"),
+        password: field(form, "password"),
+        callbackURL: verifiedLanding(),
+      };
       const { user } = await ctx.client.auth.signUp(body);
       ctx.signedIn(user);
     },

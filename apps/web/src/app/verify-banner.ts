@@ -1,0 +1,46 @@
+import { ApiError } from "@app/client";
+import type { AppContext } from "./context.js";
+import { h, replace } from "./dom.js";
+
+/** Where identity's verification link lands: this app's origin with `?verified=1`. */
+export function verifiedLanding(): string {
+  return `${location.origin}/?verified=1`;
+}
+
+/**
+ * The "check your inbox" banner, shown while the signed-in user's address is not verified
+ * (`emailVerified` from get-session), with a button that mails a new link.
+ */
+export function renderVerifyBanner(ctx: AppContext, banner: HTMLElement): void {
+  const user = ctx.user;
+  if (!user?.email || user.emailVerified !== false) {
+    replace(banner);
+    banner.hidden = true;
+    return;
+  }
+  const email = user.email;
+  const resend = h("button", { type: "button", id: "resend-verification", class: "secondary small" }, "Resend the email");
+  resend.addEventListener("click", () => {
+    resend.disabled = true;
+    ctx.client.auth
+      .sendVerificationEmail({ email, callbackURL: verifiedLanding() })
+      .then(() => ctx.showNotice(`A new link is on its way to ${email}.`))
+      .catch((e: unknown) => ctx.showError(e))
+      .finally(() => {
+        resend.disabled = false;
+      });
+  });
+  replace(banner, h("p", { class: "banner-text" }, `Check your inbox to verify your email address: we sent a link to ${email}.`), resend);
+  banner.hidden = false;
+}
+
+/** What a page reached from a mailed link says: identity's redirect carries `?verified=1`, `?email-changed=1` or `?error=`. */
+export function landingMessage(search: string): { notice?: string; error?: ApiError } {
+  const query = new URLSearchParams(search);
+  const error = query.get("error");
+  if (error === "EMAIL_TAKEN") return { error: new ApiError(409, "email_taken", "the new address belongs to another account") };
+  if (error) return { error: new ApiError(400, "invalid_token", "the link is invalid or has expired") };
+  if (query.get("verified") === "1") return { notice: "Your email address is verified." };
+  if (query.get("email-changed") === "1") return { notice: "Your email address is changed." };
+  return {};
+}

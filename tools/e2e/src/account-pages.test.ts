@@ -1,0 +1,197 @@
+import { type CaughtMail, type MailCatcher, startMailCatcher } from "@app/mailer";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type E2eStack, freshEmail, openBrowser, STARTUP_MS, startE2eStack, storedToken, TEST_MS } from "./harness.js";
+import { checkPage } from "./page-checks.js";
+
+// The account pages in Chromium against a real stack whose identity mails through real SMTP to a
+// catcher started here: every reset and verification link is taken from a caught mail.
+let catcher: MailCatcher;
+let env: E2eStack;
+let browser: Browser;
+let page: Page;
+/** Uncaught page errors and console errors (a CSP violation shows up here). */
+const problems: string[] = [];
+// Fixed addresses (each test file has its own database), so the screenshots do not change between runs.
+let email = "ada@example.com";
+const FIRST_PASSWORD = "correct horse battery";
+const RESET_PASSWORD = "a brand new password";
+const CHANGED_PASSWORD = "changed once more 1";
+
+beforeAll(async () => {
+  catcher = await startMailCatcher({ port: 0 });
+  [env, { browser, page }] = await Promise.all([startE2eStack({ SMTP_URL: catcher.url }), openBrowser()]);
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(message.text());
+  });
+}, STARTUP_MS);
+afterAll(async () => {
+  await browser?.close();
+  await env?.stop();
+  await catcher?.close();
+});
+
+/** The link (containing `part`) of the first mail to `to` that has one and was not used yet. */
+const used = new Set<number>();
+async function mailedLink(to: string, part: string): Promise<string> {
+  const mail: CaughtMail = await catcher.waitFor(
+    (m) => !used.has(m.id) && m.to.includes(to) && m.links.some((l) => l.includes(part)),
+    15_000,
+  );
+  used.add(mail.id);
+  return mail.links.find((l) => l.includes(part)) ?? "";
+}
+
+const notice = () => page.locator("#notice").textContent();
+
+async function signIn(address: string, password: string): Promise<void> {
+  await page.locator("#signin-form input[name=email]").fill(address);
+  await page.locator("#signin-form input[name=password]").fill(password);
+  await page.locator("#signin-form button[type=submit]").click();
+}
+
+/** Signs in from outside the browser: one more session of the user (another device). */
+async function otherDevice(password: string): Promise<void> {
+  const res = await fetch(`${env.baseUrl}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Safari/604.1" },
+    body: JSON.stringify({ email, password }),
+  });
+  expect(res.status).toBe(200);
+}
+
+describe("account pages against the real services and a real SMTP catcher", { timeout: TEST_MS }, () => {
+  it("sign-up shows the check-your-inbox banner; the mailed link verifies the address and says so", async () => {
+    await page.goto(env.webUrl);
+    await page.locator("#signup-form input[name=name]").fill("Ada Lovelace");
+    await page.locator("#signup-form input[name=email]").fill(email);
+    await page.locator("#signup-form input[name=password]").fill(FIRST_PASSWORD);
+    await page.locator("#signup-form button[type=submit]").click();
+    await page.locator("#task-list[data-loaded]").waitFor({ state: "attached" });
+    const banner = page.locator("#verify-banner");
+    await banner.waitFor();
+    expect(await banner.textContent()).toContain(`Check your inbox to verify your email address: we sent a link to ${email}.`);
+    await page.locator("#resend-verification").click();
+    await page.locator("#notice", { hasText: `A new link is on its way to ${email}.` }).waitFor();
+    await checkPage(page, "verify banner", "verify-banner");
+
+    await page.goto(await mailedLink(email, "/verify-email"));
+    await page.locator("#notice", { hasText: "Your email address is verified." }).waitFor();
+    expect(await banner.isHidden()).toBe(true);
+    expect(new URL(page.url()).search).toBe(""); // the landing query left the address bar
+  });
+
+  it("forgot password: the same answer for unknown addresses; the mailed link sets a new password", async () => {
+    await page.locator("#sign-out").click();
+    await page.locator("#forgot-password-link").click();
+    await page.locator("#forgot-form").waitFor();
+    await checkPage(page, "forgot password", "forgot-password");
+    const nobody = freshEmail("nobody");
+    await page.locator("#forgot-form input[name=email]").fill(nobody);
+    await page.locator("#forgot-form button[type=submit]").click();
+    const unknown = (await page.locator("#forgot-sent").textContent()) ?? "";
+    expect(unknown).toContain("a link to choose a new password is on its way");
+
+    await page.locator("#back-to-signin").click();
+    await page.locator("#forgot-password-link").click();
+    await page.locator("#forgot-form input[name=email]").fill(email);
+    await page.locator("#forgot-form button[type=submit]").click();
+    const known = (await page.locator("#forgot-sent").textContent()) ?? "";
+    expect(known.replace(email, "X")).toBe(unknown.replace(nobody, "X")); // nothing tells the two apart
+    await checkPage(page, "forgot password sent", "forgot-password-sent");
+
+    const link = await mailedLink(email, "/reset-password/");
+    await page.goto(link);
+    await page.locator("#reset-form").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/");
+    await checkPage(page, "reset password", "reset-password");
+    await page.locator("#reset-form input[name=newPassword]").fill("short");
+    await page.locator("#reset-form button[type=submit]").click();
+    await page.locator('#reset-form [data-issue-for="newPassword"]:not(:empty)').waitFor();
+    await page.locator("#reset-form input[name=newPassword]").fill(RESET_PASSWORD);
+    await page.locator("#reset-form button[type=submit]").click();
+    await page.locator("#signin-form").waitFor();
+    expect(await notice()).toBe("Your password is changed. Sign in with the new one.");
+
+    await page.goto(link); // spent: identity redirects with ?error=INVALID_TOKEN
+    await page.locator("#reset-invalid").waitFor();
+    await checkPage(page, "reset link spent");
+
+    await page.goto(env.webUrl);
+    await signIn(email, FIRST_PASSWORD);
+    await page.locator("#signin-form .form-error:not(:empty)").waitFor();
+    await signIn(email, RESET_PASSWORD);
+    await page.locator("#task-list[data-loaded]").waitFor({ state: "attached" });
+  });
+
+  it("account settings: name, email change confirmed from the new inbox, password with other sessions signed out", async () => {
+    await otherDevice(RESET_PASSWORD);
+    await page.locator("#nav-account").click();
+    await page.locator("#profile-form").waitFor();
+    await checkPage(page, "account", "account");
+
+    await page.locator("#profile-form input[name=name]").fill("Ada King");
+    await page.locator("#profile-form button[type=submit]").click();
+    await page.locator("#notice", { hasText: "Your name is saved." }).waitFor();
+
+    const newEmail = "ada.king@example.com";
+    await page.locator("#email-form input[name=newEmail]").fill(newEmail);
+    await page.locator("#email-form button[type=submit]").click();
+    await page.locator("#notice", { hasText: `Check the inbox of ${newEmail}` }).waitFor();
+    await page.goto(await mailedLink(newEmail, "/verify-email"));
+    await page.locator("#notice", { hasText: "Your email address is changed." }).waitFor();
+    expect(await page.locator("#whoami").textContent()).toBe(newEmail);
+    email = newEmail;
+
+    await page.locator("#nav-account").click();
+    await page.locator("#password-form input[name=currentPassword]").fill("not my password");
+    await page.locator("#password-form input[name=newPassword]").fill(CHANGED_PASSWORD);
+    await page.locator("#password-form button[type=submit]").click();
+    await page.locator("#password-form .form-error", { hasText: "That password is not correct." }).waitFor();
+    await page.locator("#password-form input[name=currentPassword]").fill(RESET_PASSWORD);
+    await page.locator("#password-form button[type=submit]").click();
+    await page.locator("#notice", { hasText: "Your password is changed, and your other sessions are signed out." }).waitFor();
+    await page.locator("#account-sessions-link").click();
+    await page.locator("#sessions[data-loaded]").waitFor();
+    expect(await page.locator("#sessions li").count()).toBe(1);
+  });
+
+  it("sessions: the current one marked, one signed out, then everywhere else", async () => {
+    await otherDevice(CHANGED_PASSWORD);
+    await otherDevice(CHANGED_PASSWORD);
+    await page.reload();
+    await page.locator("#sessions li").nth(2).waitFor();
+    expect(await page.locator("#sessions li").first().getAttribute("data-current")).toBe("true");
+    expect(await page.locator("#current-session").textContent()).toBe("This device");
+    await checkPage(page, "sessions", "sessions");
+    await page.locator("#sessions li:not([data-current]) button").first().click();
+    await page.locator("#notice", { hasText: "iOS is signed out." }).waitFor();
+    await page.locator("#sessions li").nth(1).waitFor();
+    expect(await page.locator("#sessions li").count()).toBe(2);
+    await page.locator("#revoke-others").click();
+    await page.locator("#notice", { hasText: "Every other session is signed out." }).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll("#sessions li").length === 1);
+    expect(await page.locator("#revoke-others").isHidden()).toBe(true);
+  });
+
+  it("delete account: password and a confirmation dialog, then signed out", async () => {
+    await page.locator("#nav-account").click();
+    await page.locator("#delete-form input[name=password]").fill(CHANGED_PASSWORD);
+    await page.locator("#delete-form button[type=submit]").click();
+    await page.locator("#confirm-dialog").waitFor();
+    await checkPage(page, "delete account dialog", "delete-account");
+    await page.locator("#confirm-cancel").click();
+    expect(await page.locator("#profile-form").isVisible()).toBe(true);
+
+    await page.locator("#delete-form button[type=submit]").click();
+    await page.locator("#confirm-ok").click();
+    await page.locator("#signin-form").waitFor();
+    expect(await notice()).toBe("Your account is deleted.");
+    expect(await storedToken(page)).toBeNull();
+    expect(await page.locator("#alert").isHidden()).toBe(true);
+    await signIn(email, CHANGED_PASSWORD);
+    await page.locator("#signin-form .form-error", { hasText: "That email and password do not match an account." }).waitFor();
+    expect(problems).toEqual([]);
+  });
+});
