@@ -54,7 +54,7 @@ export const authView: View = (ctx: AppContext, root) => {
       const { user } = await ctx.client.auth.signIn({ email: field(form, "email"), password: field(form, "password") });
       ctx.signedIn(user);
     },
-    h("p", {}, h("a", { href: "#/forgot-password", id: "forgot-password-link" }, "Forgot password?")),
+    h("p", { class: "form-footer" }, h("a", { href: "#/forgot-password", id: "forgot-password-link" }, "Forgot password?")),
   );
   const signUp = authForm(
     "signup-form",

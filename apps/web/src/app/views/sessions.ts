@@ -50,10 +50,8 @@ export const sessionsView: View = (ctx, root) => {
         signOut.disabled = true;
         ctx.client.auth
           .revokeSession({ id: session.id })
-          .then(() => {
-            ctx.showNotice(`${label} is signed out.`);
-            return load();
-          })
+          .then(load)
+          .then(() => ctx.showNotice(`${label} is signed out.`))
           .catch((e: unknown) => {
             signOut.disabled = false;
             ctx.showError(e);
@@ -83,10 +81,8 @@ export const sessionsView: View = (ctx, root) => {
     othersButton.disabled = true;
     ctx.client.auth
       .revokeOtherSessions()
-      .then(() => {
-        ctx.showNotice("Every other session is signed out.");
-        return load();
-      })
+      .then(load)
+      .then(() => ctx.showNotice("Every other session is signed out."))
       .catch((e: unknown) => ctx.showError(e))
       .finally(() => {
         othersButton.disabled = false;
