@@ -4,6 +4,16 @@ import { ENTRY, VITE, WEB_DIR } from "./paths.js";
 import { type ServiceProcess, startProcess, waitHealthy } from "./processes.js";
 import { type RestartPolicy, type Supervised, supervise } from "./supervise.js";
 
+/**
+ * The services' stdout is a pipe to this launcher, so their own TTY check (packages/http-kit/src/
+ * logger.ts) would always choose JSON: the launcher asks for readable lines when it itself writes
+ * to a terminal in development. An explicit LOG_FORMAT wins.
+ */
+export function serviceLogFormat(env: NodeJS.ProcessEnv, isTTY: boolean): { LOG_FORMAT?: string } {
+  if (env.LOG_FORMAT) return { LOG_FORMAT: env.LOG_FORMAT };
+  return isTTY && env.NODE_ENV !== "production" ? { LOG_FORMAT: "pretty" } : {};
+}
+
 /** Options of {@link launchStack}. */
 export interface StackOptions {
   databaseUrl: string;
@@ -81,6 +91,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
   const { AUTH_SECRET: _a, DATA_ENCRYPTION_KEY: _d, ...inherited } = process.env;
   const shared = {
     ...inherited,
+    ...serviceLogFormat(process.env, process.stdout.isTTY === true),
     NODE_ENV: process.env.NODE_ENV ?? "development",
     DATABASE_URL: options.databaseUrl,
     BASE_URL: baseUrl,
