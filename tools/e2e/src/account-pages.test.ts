@@ -101,6 +101,10 @@ describe("account pages against the real services and a real SMTP catcher", { ti
     expect(known.replace(email, "X")).toBe(unknown.replace(nobody, "X")); // nothing tells the two apart
     await checkPage(page, "forgot password sent", "forgot-password-sent");
 
+    // The link is opened in a browser that is signed in again: the reset signs it out too.
+    await page.locator("#back-to-signin").click();
+    await signIn(email, FIRST_PASSWORD);
+    await page.locator("#task-list[data-loaded]").waitFor({ state: "attached" });
     const link = await mailedLink(email, "/reset-password/");
     await page.goto(link);
     await page.locator("#reset-form").waitFor();
@@ -113,6 +117,8 @@ describe("account pages against the real services and a real SMTP catcher", { ti
     await page.locator("#reset-form button[type=submit]").click();
     await page.locator("#signin-form").waitFor();
     expect(await notice()).toBe("Your password is changed. Sign in with the new one.");
+    expect(await storedToken(page)).toBeNull();
+    expect(await page.locator("#alert").isHidden()).toBe(true);
 
     await page.goto(link); // spent: identity redirects with ?error=INVALID_TOKEN
     await page.locator("#reset-invalid").waitFor();

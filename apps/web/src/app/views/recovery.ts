@@ -79,7 +79,13 @@ export const resetPasswordView: View = (ctx, root, params) => {
   );
   onSubmit(form, async () => {
     await ctx.client.auth.resetPassword({ newPassword: field(form, "newPassword"), token });
-    ctx.navigate("#/signin", "Your password is changed. Sign in with the new one.");
+    // The reset ended every session, this browser's too (when the link was opened signed in):
+    // the stored JWT goes as well, with the user cleared first so main.ts reports no lost session.
+    if (ctx.user) {
+      ctx.user = null;
+      await ctx.client.auth.signOut().catch(() => undefined);
+    }
+    ctx.signedOut("Your password is changed. Sign in with the new one.");
   });
   root.append(h("h1", {}, "Reset your password"), form);
   return undefined;
