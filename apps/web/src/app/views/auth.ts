@@ -51,7 +51,9 @@ export const authView: View = (ctx: AppContext, root) => {
     "Sign in",
     [labelled("Email", input("email", "email", "username")), labelled("Password", input("password", "password", "current-password"))],
     async (form) => {
-      const { user } = await ctx.client.auth.signIn({ email: field(form, "email"), password: field(form, "password") });
+      // With REQUIRE_EMAIL_VERIFICATION, an unverified sign-in mails a new link that comes back here.
+      const body = { email: field(form, "email"), password: field(form, "password"), callbackURL: verifiedLanding() };
+      const { user } = await ctx.client.auth.signIn(body);
       ctx.signedIn(user);
     },
     h("p", { class: "form-footer" }, h("a", { href: "#/forgot-password", id: "forgot-password-link" }, "Forgot password?")),
