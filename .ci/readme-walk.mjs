@@ -127,15 +127,27 @@ const portTaken = (port) =>
   });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// A person waits for the launcher's `ready:` line (README, "What you get"); the walk does the same,
+// and then checks that the line told the truth: identity and the API both answer.
+let serverOutput = "";
 async function waitReady(child) {
   const deadline = Date.now() + readyTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) return false;
-    const ok = await fetch(`${baseUrl}/api/auth/jwks`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ok) return true;
-    await sleep(1000);
+    if (/^stack\s+\| ready: /m.test(serverOutput)) {
+      const jwks = await fetch(`${baseUrl}/api/auth/jwks`).then(
+        (r) => r.status,
+        () => 0,
+      );
+      const me = await fetch(`${baseUrl}/api/me`).then(
+        (r) => r.status,
+        () => 0,
+      );
+      if (jwks === 200 && me === 401) return true;
+      problems.push(`pnpm start said ready, but /api/auth/jwks answered ${jwks} and /api/me without a token ${me}`);
+      return false;
+    }
+    await sleep(250);
   }
   return false;
 }
@@ -170,10 +182,12 @@ for (const line of lines) {
     for (const stream of [server.stdout, server.stderr]) {
       stream.on("data", (chunk) => {
         process.stdout.write(chunk);
+        serverOutput += chunk;
         if (stopSent) afterStop += chunk;
       });
     }
     if (!(await waitReady(server))) {
+      if (problems.length) break;
       problems.push(
         server.exitCode === null
           ? `pnpm start was not ready on ${baseUrl} within ${readyTimeoutMs / 1000}s`
