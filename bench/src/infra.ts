@@ -301,7 +301,7 @@ export interface ReferenceServer {
 
 export async function startReferenceServer(
   cpu: number | undefined,
-  env: { databaseUrl: string; jwksUrl: string; issuer: string; logLevel: string },
+  env: { databaseUrl: string; jwksUrl: string; issuer: string; logLevel: string; authSecret: string },
 ): Promise<ReferenceServer> {
   const port = await freePort();
   const tail = new Tail();
@@ -315,6 +315,8 @@ export async function startReferenceServer(
       JWT_ISSUER: env.issuer,
       JWT_AUDIENCE: env.issuer,
       LOG_LEVEL: env.logLevel,
+      // The cookie routes check session secrets with identity's HMAC key, derived from it.
+      AUTH_SECRET: env.authSecret,
     },
     // Drained like the API's output (a pipe read line by line), so logging costs the same.
     onLine: (line) => {

@@ -93,6 +93,7 @@ async function main(): Promise<number> {
     jwksUrl: `${identityUrl}/api/auth/jwks`,
     issuer: stack.baseUrl,
     logLevel: settings.logLevel,
+    authSecret: stack.authSecret,
   });
   const refB = want("pairs")
     ? await startReferenceServer(cores.server, {
@@ -100,6 +101,7 @@ async function main(): Promise<number> {
         jwksUrl: `${identityUrl}/api/auth/jwks`,
         issuer: stack.baseUrl,
         logLevel: settings.logLevel,
+        authSecret: stack.authSecret,
       })
     : undefined;
   pinDatabase(db, cores.server);

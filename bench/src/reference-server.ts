@@ -11,13 +11,13 @@
  * - `/jose`          the product's verifier (`@app/auth-verify`, verified-token cache on, as the API).
  * - `/jose-nocache`  the same verifier with the cache disabled (VERIFY_CACHE=false).
  * - `/cookie`        the rejected alternative: the session cookie looked up in PostgreSQL with Prisma,
- *                    exactly as identity's `Sessions.validate` does (session join user by id, SHA-256
- *                    of the secret compared in constant time, expiry checked).
+ *                    exactly as identity's `Sessions.validate` does (session join user by id, HMAC-SHA-256
+ *                    keyed from AUTH_SECRET, compared in constant time, expiry checked).
  * - `/cookie-pg`     the same lookup as one hand-written SQL statement on a raw `pg` pool (the
  *                    cheapest honest form of the alternative).
  * - `/__stats`, `/__mem`: verifier counters and (with --expose-gc) heap after a full GC.
  */
-import { createHash, generateKeyPairSync, sign, timingSafeEqual, verify } from "node:crypto";
+import { createHmac, generateKeyPairSync, hkdfSync, sign, timingSafeEqual, verify } from "node:crypto";
 import { createServer } from "node:http";
 import { createVerifier, type VerifiedToken, type Verifier } from "@app/auth-verify";
 import { ok } from "@app/contracts";
@@ -104,9 +104,12 @@ function readCookie(req: Request): string | undefined {
   return undefined;
 }
 
+/** The session HMAC key, derived from AUTH_SECRET as apps/identity/src/services/sessions.ts derives it. */
+const sessionKey = Buffer.from(hkdfSync("sha256", env.AUTH_SECRET ?? "", "token-auth-service", "session-secret-hmac", 32));
+
 function secretMatches(stored: Uint8Array, secret: string): boolean {
   const expected = Buffer.from(stored);
-  const actual = createHash("sha256").update(secret).digest();
+  const actual = createHmac("sha256", sessionKey).update(secret).digest();
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
