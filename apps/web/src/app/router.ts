@@ -77,8 +77,18 @@ export function chatHref(id: string): string {
 /**
  * The hash route for a page the service links to by path: identity's reset link redirects to
  * `<web origin>/reset-password?token=…` (the static server answers index.html for it), which is
- * the reset page `#/reset-password?token=…`. Undefined for every other path.
+ * the reset page `#/reset-password?token=…`; the API's MCP callback sends the browser back with
+ * `?mcp=connected|error&serverId=&code=` (docs/mcp.md), which the MCP page reads from
+ * `#/mcp?mcp=…`. Undefined for every other landing.
  */
 export function landingHash(pathname: string, search: string): string | undefined {
-  return pathname.replace(/\/+$/, "") === "/reset-password" ? `#/reset-password${search}` : undefined;
+  if (pathname.replace(/\/+$/, "") === "/reset-password") return `#/reset-password${search}`;
+  const query = new URLSearchParams(search);
+  if (!query.has("mcp")) return undefined;
+  const kept = new URLSearchParams();
+  for (const key of ["mcp", "serverId", "code"]) {
+    const value = query.get(key);
+    if (value) kept.set(key, value);
+  }
+  return `#/mcp?${kept}`;
 }

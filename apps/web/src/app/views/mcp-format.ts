@@ -101,7 +101,7 @@ export function parseArguments(text: string): { ok: true; value: Record<string, 
     return { ok: false, problem: `The arguments are not valid JSON: ${(error as Error).message}` };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { ok: false, problem: "The arguments must be a JSON object, like {\"text\": \"hello\"}." };
+    return { ok: false, problem: 'The arguments must be a JSON object, like {"text": "hello"}.' };
   }
   return { ok: true, value: value as Record<string, unknown> };
 }
