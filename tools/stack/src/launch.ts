@@ -1,5 +1,6 @@
 import { freePort } from "@app/db/embedded";
 import { type DevMail, mailLines, startDevMail, wantsDevMail } from "./dev-mail.js";
+import { apiMcpEnv, type McpSample, startMcpSample } from "./mcp-sample.js";
 import { ENTRY, VITE, WEB_DIR } from "./paths.js";
 import { type ServiceProcess, startProcess, waitHealthy } from "./processes.js";
 import { type RestartPolicy, type Supervised, supervise } from "./supervise.js";
@@ -49,6 +50,11 @@ export interface StackOptions {
    * lines, and the gateway serves the mailbox at `{base_url}/dev/mail`.
    */
   devMail?: boolean;
+  /**
+   * Run the sample MCP server (mcp-sample.ts) in this process, never with NODE_ENV=production:
+   * its URL goes to the console as an `mcp` line and the API may reach private addresses.
+   */
+  mcpSample?: boolean;
 }
 
 /** How `start` spawns a service other than `node <entry>` alone. */
@@ -67,6 +73,8 @@ export interface RunningStack {
   webUrl: string | undefined;
   /** The development mailbox, when it runs (`devMail` without SMTP_URL). */
   devMail: DevMail | undefined;
+  /** The sample MCP server, when it runs (`mcpSample`). */
+  mcpSample: McpSample | undefined;
   /** The processes running now (a restarted service's entry is replaced). */
   processes: ServiceProcess[];
   /** Resolves with the first service that exits on its own (with `restart`: that gave up). */
@@ -109,6 +117,9 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     ? { SMTP_URL: devMail.smtpUrl, MAIL_FROM: options.env?.MAIL_FROM ?? inherited.MAIL_FROM ?? "Accounts <no-reply@localhost>" }
     : {};
   const gatewayMail: Record<string, string> = devMail ? { DEV_MAIL_URL: devMail.httpUrl } : {};
+  const mcpSample = options.mcpSample && shared.NODE_ENV !== "production" ? await startMcpSample() : undefined;
+  if (mcpSample) emitLine("mcp", `sample MCP server: ${mcpSample.url}`);
+  const apiMcp = apiMcpEnv(shared, webUrl, mcpSample !== undefined);
   const services: Supervised[] = [];
   const processes: ServiceProcess[] = [];
   const identityUrls: string[] = [];
@@ -147,6 +158,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     await Promise.all(services.filter((s) => !isEdge(s)).map((s) => s.stop(6_000)));
     await Promise.all(services.filter(isEdge).map((s) => s.stop(2_000)));
     await devMail?.close();
+    await mcpSample?.close();
   };
   try {
     const starting: Promise<void>[] = [];
@@ -173,7 +185,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
         start(
           `api-${i}`,
           ENTRY.api,
-          { PORT: String(p), IDENTITY_URL: identityUrl, DATA_ENCRYPTION_KEY: options.dataEncryptionKey },
+          { PORT: String(p), IDENTITY_URL: identityUrl, DATA_ENCRYPTION_KEY: options.dataEncryptionKey, ...apiMcp },
           `http://127.0.0.1:${p}/healthz`,
         ),
       );
@@ -201,6 +213,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
   } catch (error) {
     await Promise.all(services.map((s) => s.stop(3_000)));
     await devMail?.close();
+    await mcpSample?.close();
     throw error;
   }
   const gaveUp = Promise.race(services.map((s) => s.gaveUp));
@@ -210,6 +223,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     apiUrls,
     webUrl,
     devMail,
+    mcpSample,
     processes,
     firstExit: gaveUp.then((g) => g.proc),
     exitReason: gaveUp.then((g) => g.reason),

@@ -11,6 +11,7 @@ import { databaseEnvFor, openStackDatabase, type StackDatabase, serviceDatabaseU
 import { type DevLoop, startDevLoop } from "./dev.js";
 import { launchStack, type RunningStack } from "./launch.js";
 import { onStopRequest } from "./lifecycle.js";
+import { wantsMcpSample } from "./mcp-sample.js";
 import { DATA_DIR } from "./paths.js";
 import { signal, waitGone } from "./pids.js";
 import { checkPorts, PortTakenError, type WantedPort } from "./ports.js";
@@ -128,6 +129,8 @@ try {
     // Without SMTP_URL, mail goes to an in-process catcher, shown at {base_url}/dev/mail (dev-mail.ts);
     // it lives in this process, so stack.stop() and every exit of this process end it.
     devMail: true,
+    // MCP_SAMPLE=true: the sample MCP server runs in this process too (mcp-sample.ts), never in production.
+    mcpSample: wantsMcpSample(process.env),
     // In development a broken edit crashes a service until the next one: never give up there.
     restart: DEV ? { ...DEFAULT_RESTART, maxCrashes: Number.POSITIVE_INFINITY } : DEFAULT_RESTART,
     onSpawn: (proc) => {
@@ -160,6 +163,8 @@ if (stack && !stopping) {
   log(`ready: ${stack.baseUrl}  (in ${elapsed()}; identity at ${stack.baseUrl}/api/auth/*, API at ${stack.baseUrl}/api/*; Ctrl-C stops)`);
   if (stack.webUrl) log(`web app: ${stack.webUrl}`);
   if (stack.devMail) log(`mail: no SMTP_URL, so mail is caught locally: ${stack.baseUrl}/dev/mail (links also print here)`);
+  if (stack.mcpSample) log(`mcp: sample MCP server at ${stack.mcpSample.url}: add this URL on the web app's MCP page, then Connect`);
+  else if (process.env.MCP_SAMPLE === "true") log("mcp: MCP_SAMPLE is ignored with NODE_ENV=production (the sample approves everyone)");
   const exited = await stack.firstExit;
   if (!stopping) {
     log(`${exited.name} ${await stack.exitReason}`);

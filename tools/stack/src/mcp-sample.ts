@@ -1,0 +1,46 @@
+/**
+ * The sample MCP server of a development stack (`MCP_SAMPLE=true pnpm start`): the API package's
+ * own sample (apps/api/src/mcp/sample-server.ts, the official SDK's MCP server behind the SDK's
+ * OAuth authorization server, approving everyone), run inside the launcher like the development
+ * mailbox (dev-mail.ts), so stopping the stack stops it.
+ */
+
+/** A running sample MCP server. */
+export interface McpSample {
+  /** What a user pastes on the MCP page. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * True when the launcher runs the sample: only when asked for (`MCP_SAMPLE=true`) and never in
+ * production, since its authorization server approves every request and the API must allow
+ * private addresses to reach it.
+ */
+export function wantsMcpSample(env: Record<string, string | undefined>): boolean {
+  return env.MCP_SAMPLE === "true" && env.NODE_ENV !== "production";
+}
+
+/**
+ * The API's MCP environment in a launched stack. With the web app on its own origin, the MCP
+ * authorization callback sends the browser back to its MCP page (`MCP_OAUTH_RETURN_URL`, unless
+ * the operator set one). With the sample running, `MCP_ALLOW_PRIVATE_URLS=true`: the sample
+ * listens on 127.0.0.1 over http, which the outbound policy of apps/api/src/lib/outbound-url.ts
+ * refuses otherwise (the API itself refuses that flag in production).
+ */
+export function apiMcpEnv(env: Record<string, string | undefined>, webUrl: string | undefined, sample: boolean): Record<string, string> {
+  return {
+    ...(webUrl && !env.MCP_OAUTH_RETURN_URL ? { MCP_OAUTH_RETURN_URL: `${webUrl}/#/mcp` } : {}),
+    ...(sample ? { MCP_ALLOW_PRIVATE_URLS: "true" } : {}),
+  };
+}
+
+/**
+ * Starts the sample on a free 127.0.0.1 port. The API package is loaded only here, so a stack
+ * without the sample never imports the SDK's server side.
+ */
+export async function startMcpSample(): Promise<McpSample> {
+  const { startMcpServer } = await import("@app/api/mcp-sample");
+  const server = await startMcpServer({ port: 0 });
+  return { url: server.url, close: () => server.close() };
+}
