@@ -12,7 +12,9 @@ import { createRateLimits, type RateLimits } from "./middleware/rate-limits.js";
 import { accountRoutes } from "./routes/account-routes.js";
 import { authRoutes } from "./routes/auth-routes.js";
 import { healthRoutes } from "./routes/health.js";
+import { socialRoutes } from "./routes/social-routes.js";
 import { IdentityService } from "./services/identity.js";
+import { createSocial } from "./services/oidc/index.js";
 
 /** What the identity app is built from. */
 export interface IdentityDeps {
@@ -109,6 +111,14 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   const cookie = { name: config.cookieName, secure: config.secureCookies };
   app.use("/api/auth", authRoutes(service, cookie));
   app.use("/api/auth", accountRoutes(service, cookie));
+  const social = createSocial({
+    providers: config.socialProviders,
+    prisma: db.prisma,
+    sessions: service.sessions,
+    settings: { authSecret: config.authSecret, baseUrl: config.baseUrl, trustedOrigins: config.corsOrigins },
+    logger,
+  });
+  app.use("/api/auth", socialRoutes(service, social, cookie));
   app.use(notFoundHandler());
   app.use(errorHandler({ logger, classify }));
   return { app, service, rateLimits, close: () => rateLimits.close() };

@@ -10,12 +10,14 @@ import {
 } from "@app/http-kit";
 import { checkSmtpUrl } from "@app/mailer";
 import { z } from "zod";
+import { parseSocialProviders, type SocialProviderConfig } from "./services/oidc/config.js";
 
 const MINUTE = 60 * 1000;
 const DAY = 24 * 60 * MINUTE;
 
+// Loose: the per-provider OIDC_<ID>_* variables have names only OIDC_PROVIDERS tells.
 const schema = z
-  .object({
+  .looseObject({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
     HOST: z.string().default("127.0.0.1"),
     PORT: portSchema.default(3001),
@@ -86,6 +88,9 @@ const schema = z
   })
   .superRefine((env, ctx) => {
     refineSharedSettings(env, ctx);
+    for (const problem of parseSocialProviders(env, env.NODE_ENV === "production").problems) {
+      ctx.addIssue({ code: "custom", path: [problem.variable], message: problem.message });
+    }
     if (env.NODE_ENV === "production" && env.AUTH_SECRET.trim().length < 32) {
       ctx.addIssue({ code: "custom", path: ["AUTH_SECRET"], message: "AUTH_SECRET must be at least 32 characters in production" });
     }
@@ -126,6 +131,8 @@ export interface IdentityConfig {
   /** Interval of session purge, key retirement and the rotation check. */
   housekeepingIntervalMs: number;
   logLevel: string;
+  /** Sign-in providers (OIDC_PROVIDERS, OIDC_<ID>_*, GITHUB_*): services/oidc/config.ts. */
+  socialProviders: SocialProviderConfig[];
 }
 
 /**
@@ -218,6 +225,7 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
     keyActivationDelayMs: env.KEY_ACTIVATION_DELAY_MS,
     housekeepingIntervalMs: env.HOUSEKEEPING_INTERVAL_MS,
     logLevel: env.LOG_LEVEL,
+    socialProviders: parseSocialProviders(env, env.NODE_ENV === "production").providers,
   };
 }
 

@@ -201,3 +201,34 @@ export const jwtClaimsSchema = z.object({
   email: z.string().optional(),
 });
 export type JwtClaims = z.infer<typeof jwtClaimsSchema>;
+
+/**
+ * Body of POST /api/auth/sign-in/social (better-auth's `signIn.social`). Fields its client may
+ * also send (`scopes`, `loginHint`, `requestSignUp`, …) are ignored rather than refused.
+ */
+export const signInSocialBody = z.object({
+  provider: cleanString("provider").min(1).max(64),
+  callbackURL: callbackUrlSchema.optional(),
+  errorCallbackURL: callbackUrlSchema.optional(),
+  newUserCallbackURL: callbackUrlSchema.optional(),
+  disableRedirect: z.boolean().optional(),
+});
+export type SignInSocialBody = z.infer<typeof signInSocialBody>;
+
+/** Answer of POST /api/auth/sign-in/social: the provider's authorization URL. */
+export interface SignInSocialResponse {
+  url: string;
+  redirect: boolean;
+}
+
+/** One entry of GET /api/auth/providers (the web app's sign-in buttons). */
+export interface SocialProviderInfo {
+  id: string;
+  name: string;
+}
+
+/** Body of POST /api/auth/unlink-account (better-auth's `unlinkAccount`). */
+export const unlinkAccountBody = z.strictObject({
+  providerId: cleanString("providerId").min(1).max(64),
+  accountId: cleanString("accountId").min(1).max(255).optional(),
+});

@@ -1,0 +1,224 @@
+import { randomUUID } from "node:crypto";
+import { emailSchema } from "@app/contracts";
+import { isUniqueViolation, type PrismaClient, type Session, type User } from "@app/db";
+import { AppError } from "@app/http-kit";
+import * as client from "openid-client";
+import type { Logger } from "pino";
+import { trustedCallback } from "../callback-url.js";
+import type { SessionMeta, Sessions } from "../sessions.js";
+import type { SocialProviderConfig } from "./config.js";
+import { type FlowState, FlowStateSealer } from "./flow-state.js";
+import { ProviderClient, type ProviderProfile } from "./provider-client.js";
+
+/**
+ * Why a callback failed, as the `error` query parameter of the error callback URL.
+ * `state_mismatch`: no, expired or different flow cookie; `access_denied` and other OAuth codes:
+ * the provider's own answer; `invalid_grant`: the code was refused (replayed, expired);
+ * `invalid_response`: the response or ID token failed a check (nonce, iss, aud, signature);
+ * `provider_unavailable`: the provider could not be reached or failed; `email_missing`,
+ * `email_not_verified`, `account_not_linked`: see {@link SocialSignIn.#findOrCreateUser}.
+ */
+export class SocialCallbackError extends Error {
+  constructor(
+    readonly code: string,
+    readonly redirectTo: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`social sign-in failed: ${code}`, options);
+  }
+}
+
+export interface StartInput {
+  provider: string;
+  callbackURL?: string | undefined;
+  errorCallbackURL?: string | undefined;
+  newUserCallbackURL?: string | undefined;
+}
+
+export interface SocialSettings {
+  authSecret: string;
+  baseUrl: string;
+  trustedOrigins: readonly string[];
+}
+
+/** True when an error (or one of its causes) means the provider could not be reached or failed. */
+function isUnavailable(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof client.ResponseBodyError) return e.status >= 500;
+    if (e instanceof TypeError || (e as { code?: unknown }).code === "OAUTH_TIMEOUT") return true;
+    if (e instanceof client.ClientError && e.code === "OAUTH_RESPONSE_IS_NOT_CONFORM") return true;
+  }
+  return false;
+}
+
+/** The error code of a failed exchange. */
+function exchangeErrorCode(error: unknown): string {
+  if (error instanceof client.AuthorizationResponseError) return /^[a-z_]{1,64}$/.test(error.error) ? error.error : "access_denied";
+  if (isUnavailable(error)) return "provider_unavailable";
+  if (error instanceof client.ResponseBodyError) return error.error === "invalid_grant" ? "invalid_grant" : "invalid_response";
+  return "invalid_response";
+}
+
+/**
+ * Sign-in through OpenID Connect and OAuth 2.0 providers (docs/sign-in-providers.md): starts the
+ * authorization request, finishes the callback into the same cookie session as email sign-in
+ * (services/sessions.ts), and links a provider identity to an existing user only when the
+ * provider asserts the email verified.
+ */
+export class SocialSignIn {
+  readonly #providers: Map<string, ProviderClient>;
+  readonly #db: PrismaClient;
+  readonly #sessions: Sessions;
+  readonly #settings: SocialSettings;
+  readonly #sealer: FlowStateSealer;
+  readonly #logger: Logger;
+
+  constructor(deps: {
+    providers: SocialProviderConfig[];
+    prisma: PrismaClient;
+    sessions: Sessions;
+    settings: SocialSettings;
+    logger: Logger;
+  }) {
+    this.#providers = new Map(deps.providers.map((p) => [p.id, new ProviderClient(p)]));
+    this.#db = deps.prisma;
+    this.#sessions = deps.sessions;
+    this.#settings = deps.settings;
+    this.#sealer = new FlowStateSealer(deps.settings.authSecret);
+    this.#logger = deps.logger;
+  }
+
+  /** The configured providers, for the web app's buttons. */
+  list(): Array<{ id: string; name: string }> {
+    return [...this.#providers.values()].map((p) => ({ id: p.id, name: p.name }));
+  }
+
+  /** `{BASE_URL}/api/auth/callback/<id>`, the redirect URI registered at the provider. */
+  redirectUri(id: string): string {
+    return new URL(`/api/auth/callback/${id}`, this.#settings.baseUrl).href;
+  }
+
+  /** Where a browser goes when a callback cannot even tell whose flow it is. */
+  fallbackErrorUrl(): string {
+    return new URL("/", this.#settings.trustedOrigins[0] ?? this.#settings.baseUrl).href;
+  }
+
+  /**
+   * Validates the body, builds the authorization URL and seals the flow state for the cookie.
+   * 404 `not_found` for an unknown provider, 403 `forbidden` for an untrusted callback URL,
+   * 503 `service_unavailable` when discovery fails.
+   */
+  async start(input: StartInput): Promise<{ url: string; sealed: string }> {
+    const provider = this.#providers.get(input.provider);
+    if (!provider) throw new AppError("not_found", `unknown provider "${input.provider}"`);
+    const callbackURL = trustedCallback(input.callbackURL, "/", this.#trusted());
+    const errorCallbackURL = trustedCallback(input.errorCallbackURL, callbackURL, this.#trusted());
+    const newUserCallbackURL = trustedCallback(input.newUserCallbackURL, callbackURL, this.#trusted());
+    const flow: FlowState = {
+      provider: provider.id,
+      state: client.randomState(),
+      nonce: client.randomNonce(),
+      codeVerifier: client.randomPKCECodeVerifier(),
+      callbackURL,
+      errorCallbackURL,
+      newUserCallbackURL,
+    };
+    let url: URL;
+    try {
+      url = await provider.authorizationUrl(this.redirectUri(provider.id), flow);
+    } catch (error) {
+      this.#logger.warn({ provider: provider.id, err: error }, "provider discovery failed");
+      throw new AppError("service_unavailable", `provider "${provider.id}" is unavailable`, { cause: error });
+    }
+    return { url: url.href, sealed: await this.#sealer.seal(flow) };
+  }
+
+  /**
+   * Finishes a callback: checks the flow cookie, lets openid-client exchange and validate, then
+   * finds or creates the user and opens a session. Throws {@link SocialCallbackError} (with the
+   * error URL) on any failure; nothing is written before the provider's answer is validated.
+   */
+  async finish(
+    providerId: string,
+    callbackUrl: URL,
+    sealed: string | undefined,
+    meta: SessionMeta,
+  ): Promise<{ token: string; session: Session; user: User; redirectTo: string }> {
+    const flow = await this.#sealer.open(sealed);
+    const provider = this.#providers.get(providerId);
+    if (!flow || !provider || flow.provider !== providerId || callbackUrl.searchParams.get("state") !== flow.state) {
+      throw new SocialCallbackError("state_mismatch", withError(flow?.errorCallbackURL ?? this.fallbackErrorUrl(), "state_mismatch"));
+    }
+    const fail = (code: string, cause?: unknown) => new SocialCallbackError(code, withError(flow.errorCallbackURL, code), { cause });
+    let profile: ProviderProfile;
+    try {
+      profile = await provider.exchange(callbackUrl, this.redirectUri(provider.id), flow);
+    } catch (error) {
+      const code = exchangeErrorCode(error);
+      this.#logger.warn({ provider: providerId, code, err: error }, "social sign-in callback failed");
+      throw fail(code, error);
+    }
+    const parsed = emailSchema.safeParse(profile.email ?? "");
+    if (!parsed.success) throw fail("email_missing");
+    const found = await this.#findOrCreateUser(provider.id, { ...profile, email: parsed.data });
+    if ("refused" in found) throw fail(found.refused);
+    const { token, session } = await this.#sessions.create(found.user.id, meta);
+    return { token, session, user: found.user, redirectTo: found.created ? flow.newUserCallbackURL : flow.callbackURL };
+  }
+
+  /**
+   * The user of a provider identity: the one already linked; else an existing user with the same
+   * email, linked only when the provider asserts the email verified (otherwise anyone able to
+   * register that address at a provider would take the account over: `account_not_linked`);
+   * else a new user. One transaction, so a failure leaves no user without its account.
+   */
+  async #findOrCreateUser(
+    providerId: string,
+    profile: ProviderProfile & { email: string },
+  ): Promise<{ user: User; created: boolean } | { refused: string }> {
+    const linked = await this.#db.account.findUnique({
+      where: { providerId_accountId: { providerId, accountId: profile.accountId } },
+      include: { user: true },
+    });
+    if (linked) return { user: linked.user, created: false };
+    try {
+      return await this.#db.$transaction(async (tx) => {
+        const existing = await tx.user.findUnique({ where: { email: profile.email } });
+        if (existing) {
+          if (!profile.emailVerified) return { refused: "account_not_linked" };
+          await tx.account.create({ data: { id: randomUUID(), userId: existing.id, providerId, accountId: profile.accountId } });
+          // The provider has just proved the address, as a mailed verification link would.
+          const user = existing.emailVerified
+            ? existing
+            : await tx.user.update({ where: { id: existing.id }, data: { emailVerified: true } });
+          return { user, created: false };
+        }
+        const user = await tx.user.create({
+          data: {
+            id: randomUUID(),
+            email: profile.email,
+            name: (profile.name ?? profile.email.split("@")[0] ?? "").slice(0, 255),
+            emailVerified: profile.emailVerified,
+            ...(profile.image && profile.image.length <= 2048 ? { image: profile.image } : {}),
+            accounts: { create: { id: randomUUID(), providerId, accountId: profile.accountId } },
+          },
+        });
+        return { user, created: true };
+      });
+    } catch (error) {
+      // A concurrent callback created the same user or link: the next attempt finds it.
+      if (isUniqueViolation(error)) return { refused: "account_conflict" };
+      throw error;
+    }
+  }
+
+  #trusted() {
+    return { baseUrl: this.#settings.baseUrl, trustedOrigins: this.#settings.trustedOrigins };
+  }
+}
+
+function withError(url: string, code: string): string {
+  const out = new URL(url);
+  out.searchParams.set("error", code);
+  return out.href;
+}
