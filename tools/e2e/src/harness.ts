@@ -31,8 +31,18 @@ export interface E2eStack {
   stop(): Promise<void>;
 }
 
+/** Options of {@link startE2eStack} beyond the services' environment. */
+export interface E2eStackOptions {
+  /**
+   * Run the sample MCP server in the test process (tools/stack/src/mcp-sample.ts, as
+   * `MCP_SAMPLE=true pnpm start` does): the API may then reach private URLs, and its URL is
+   * `stack.mcpSample.url`.
+   */
+  mcpSample?: boolean;
+}
+
 /** Starts identity, API, gateway and the web app's server; `env` goes to every service. */
-export async function startE2eStack(env: Record<string, string> = {}): Promise<E2eStack> {
+export async function startE2eStack(env: Record<string, string> = {}, options: E2eStackOptions = {}): Promise<E2eStack> {
   const database = await createTestDatabase();
   const uploads = await mkdtemp(path.join(os.tmpdir(), "e2e-uploads-"));
   const lines: string[] = [];
@@ -52,6 +62,7 @@ export async function startE2eStack(env: Record<string, string> = {}): Promise<E
             ? { DATABASE_URL: database.apiUrl }
             : {},
       web: { port: 0 },
+      ...(options.mcpSample ? { mcpSample: true } : {}),
       onLine: (name, line) => lines.push(`${name} ${line}`),
     });
   } catch (error) {

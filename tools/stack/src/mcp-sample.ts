@@ -9,6 +9,8 @@
 export interface McpSample {
   /** What a user pastes on the MCP page. */
   url: string;
+  /** Revokes every token the sample issued, as a server that stops trusting its clients (tests). */
+  revokeTokens(): void;
   close(): Promise<void>;
 }
 
@@ -42,5 +44,5 @@ export function apiMcpEnv(env: Record<string, string | undefined>, webUrl: strin
 export async function startMcpSample(): Promise<McpSample> {
   const { startMcpServer } = await import("@app/api/mcp-sample");
   const server = await startMcpServer({ port: 0 });
-  return { url: server.url, close: () => server.close() };
+  return { url: server.url, revokeTokens: () => server.provider.revokeAll(), close: () => server.close() };
 }

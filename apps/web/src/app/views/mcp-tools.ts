@@ -1,3 +1,4 @@
+import { ApiError } from "@app/client";
 import type { McpTool, McpToolResult } from "@app/contracts";
 import type { AppContext } from "../context.js";
 import { h, replace } from "../dom.js";
@@ -28,7 +29,7 @@ export function resultView(result: McpToolResult): HTMLElement {
 }
 
 /** One tool: what it takes, and a form that calls it with JSON arguments. */
-function toolItem(ctx: AppContext, serverId: string, tool: McpTool): HTMLElement {
+function toolItem(ctx: AppContext, serverId: string, tool: McpTool, onProblem: () => void): HTMLElement {
   const args = summariseSchema(tool.inputSchema);
   const textarea = h("textarea", { name: "arguments", rows: Math.min(8, args.length + 2), spellcheck: false, class: "mono" });
   textarea.value = argumentsTemplate(tool.inputSchema);
@@ -54,6 +55,12 @@ function toolItem(ctx: AppContext, serverId: string, tool: McpTool): HTMLElement
       replace(result, resultView(await ctx.client.mcpServers.callTool(serverId, tool.name, parsed.value)));
     } catch (error) {
       replace(result);
+      // The server refused this connection: the page says so and the row turns to "Reconnect".
+      if (error instanceof ApiError && error.code === "mcp_reconnect_required") {
+        ctx.showError(error);
+        onProblem();
+        return;
+      }
       throw error;
     }
   });
@@ -84,8 +91,8 @@ function toolItem(ctx: AppContext, serverId: string, tool: McpTool): HTMLElement
 
 /**
  * The tools of a connected server, loaded when the panel opens. A failure (for example 409
- * mcp_reconnect_required) is a sentence in the panel, and `onProblem` lets the page refresh the
- * server's status.
+ * mcp_reconnect_required) is a sentence in the panel; `onProblem` lets the page refresh the
+ * server's status after it, or after a call refused for that reason.
  */
 export function toolsPanel(ctx: AppContext, serverId: string, onProblem: () => void): HTMLElement {
   const body = h("div", { class: "tools-body" }, h("p", { class: "muted" }, "Loading tools…"));
@@ -100,7 +107,7 @@ export function toolsPanel(ctx: AppContext, serverId: string, onProblem: () => v
         replace(
           body,
           tools.length
-            ? h("ul", { class: "tool-list" }, ...tools.map((tool) => toolItem(ctx, serverId, tool)))
+            ? h("ul", { class: "tool-list" }, ...tools.map((tool) => toolItem(ctx, serverId, tool, onProblem)))
             : h("p", { class: "muted" }, "This server offers no tools."),
         );
         body.dataset.loaded = "true";

@@ -43,7 +43,7 @@ function connectLink(ctx: AppContext, server: McpServerView): HTMLElement | null
 export const mcpView: View = (ctx, root) => {
   const list = pagedList<McpServerView>(ctx, {
     id: "mcp-list",
-    empty: "No MCP servers yet: add one above.",
+    empty: "No MCP servers yet: add one below.",
     load: (cursor) => ctx.client.mcpServers.list({ limit: 20, ...(cursor ? { cursor } : {}) }),
     row,
   });
@@ -92,18 +92,18 @@ export const mcpView: View = (ctx, root) => {
     list.prepend(server);
   });
   const outcome = h("p", { id: "mcp-return", class: "mcp-return", hidden: true });
+  // The servers come first (the page people return to after Connect), then adding and the how-to.
   const connect = h(
     "section",
     { id: "mcp-connect", class: "card", "aria-labelledby": "mcp-connect-title" },
-    h("h2", { id: "mcp-connect-title" }, "Connecting a server"),
+    h("h2", { id: "mcp-connect-title" }, "Connect a server"),
     h(
       "p",
       { class: "muted" },
       "Press Connect on a server: the server's own sign-in page opens, and you come back here once it lets this account in. Its tools are listed below the server.",
     ),
-    outcome,
   );
-  root.append(h("h1", {}, "MCP servers"), form, connect, h("h2", {}, "Your servers"), list.element);
+  root.append(h("h1", {}, "MCP servers"), outcome, h("h2", {}, "Your servers"), list.element, form, connect);
   showReturn(ctx, outcome);
   void list.reload();
   return list.stop;
@@ -125,10 +125,10 @@ function showReturn(ctx: AppContext, outcome: HTMLElement): void {
     replace(outcome, text);
     outcome.hidden = false;
   };
-  show(first.sentence);
-  if (!first.serverId) return;
+  // One sentence, said once: with the server's name when it can be read.
+  if (!first.serverId) return show(first.sentence);
   ctx.client.mcpServers
     .get(first.serverId)
     .then((server) => show(readMcpReturn(query, server.name)?.sentence ?? first.sentence))
-    .catch(() => undefined);
+    .catch(() => show(first.sentence));
 }
