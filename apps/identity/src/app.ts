@@ -15,6 +15,7 @@ import { healthRoutes } from "./routes/health.js";
 import { socialRoutes } from "./routes/social-routes.js";
 import { IdentityService } from "./services/identity.js";
 import { createSocial } from "./services/oidc/index.js";
+import { VerifiedSignUp } from "./services/verified-sign-up.js";
 
 /** What the identity app is built from. */
 export interface IdentityDeps {
@@ -107,9 +108,15 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   app.use(SIGN_IN, ...rateLimits.signIn.perAccount);
   app.use(SIGN_UP, ...rateLimits.signUp.perAccount);
   app.use(MAIL_ROUTES, rateLimits.mail.perAddress);
+  // Verified sign-up mails whether the address is new or taken and answers alike: it counts as mail.
+  if (config.requireEmailVerification) app.use(SIGN_UP, rateLimits.mail.perAddress);
   app.use("/api/auth", cookieParser());
   const cookie = { name: config.cookieName, secure: config.secureCookies };
-  app.use("/api/auth", authRoutes(service, cookie));
+  // With verification required, sign-up answers new and taken addresses alike (docs/accounts.md).
+  const verifiedSignUp = config.requireEmailVerification
+    ? new VerifiedSignUp({ service, mailer: deps.mailer, baseUrl: config.baseUrl, logger, ...(deps.now ? { now: deps.now } : {}) })
+    : undefined;
+  app.use("/api/auth", authRoutes(service, cookie, verifiedSignUp));
   app.use("/api/auth", accountRoutes(service, cookie));
   const social = createSocial({
     providers: config.socialProviders,

@@ -1,12 +1,13 @@
 import { SET_AUTH_JWT_HEADER, signInBody, signUpBody } from "@app/contracts";
-import type { Session, User } from "@app/db";
+import type { Session } from "@app/db";
 import { AppError, parseOrThrow } from "@app/http-kit";
 import { type Request, type Response, Router } from "express";
 import { type CookieSettings, clearSessionCookie, readSessionCookie, setSessionCookie } from "../middleware/session-cookie.js";
 import type { IdentityService } from "../services/identity.js";
+import type { SignUpUser, VerifiedSignUp } from "../services/verified-sign-up.js";
 
 /** The public JSON view of a user. */
-export function publicUser(user: User) {
+export function publicUser(user: SignUpUser) {
   return {
     id: user.id,
     email: user.email,
@@ -30,13 +31,20 @@ export function meta(req: Request) {
 /**
  * The identity area's routes, mounted at /api/auth. Each one parses, calls the service and
  * responds. Sign-in and sign-up set the session cookie and never carry a JWT; get-session is
- * the only response with `set-auth-jwt`.
+ * the only response with `set-auth-jwt`. With `verifiedSignUp` (REQUIRE_EMAIL_VERIFICATION),
+ * sign-up signs nobody in and answers better-auth's `{ token: null, user }` for new and taken
+ * addresses alike; without it a taken address answers 409 `email_taken` (docs/accounts.md).
  */
-export function authRoutes(service: IdentityService, cookie: CookieSettings): Router {
+export function authRoutes(service: IdentityService, cookie: CookieSettings, verifiedSignUp?: VerifiedSignUp): Router {
   const router = Router();
 
   router.post("/sign-up/email", async (req, res) => {
     const body = parseOrThrow(signUpBody, req.body);
+    if (verifiedSignUp) {
+      const user = await verifiedSignUp.signUp(body);
+      res.status(200).json({ token: null, user: publicUser(user) });
+      return;
+    }
     const { token, session, user } = await service.signUp(body, meta(req));
     setSessionCookie(res, cookie, token, session.expiresAt);
     res.status(200).json({ session: publicSession(session), user: publicUser(user) });

@@ -28,6 +28,13 @@ const TEMPLATES = {
     action: "Confirm new email",
     outro: "If you did not ask for it, ignore this mail: nothing changes.",
   },
+  "sign-up-attempt": {
+    subject: "Someone tried to create an account with your address",
+    intro:
+      "Someone tried to create an account with this email address, which already has one. No account was created. If it was you, sign in with your password as usual, or set a new password within an hour here:",
+    action: "Reset password",
+    outro: "If it was not you, ignore this mail: your account and password stay as they are.",
+  },
 } as const satisfies Record<string, Template>;
 
 export type MailKind = keyof typeof TEMPLATES;

@@ -1,0 +1,80 @@
+import { randomUUID } from "node:crypto";
+import type { SignUpBody } from "@app/contracts";
+import type { User } from "@app/db";
+import type { Mailer } from "@app/mailer";
+import type { Logger } from "pino";
+import { AccountMail } from "./account-mail.js";
+import type { IdentityService } from "./identity.js";
+
+/** The fields of a user that sign-up answers with (routes/auth-routes.ts `publicUser`). */
+export type SignUpUser = Pick<User, "id" | "email" | "name" | "emailVerified" | "image" | "createdAt" | "updatedAt">;
+
+/**
+ * Sign-up when REQUIRE_EMAIL_VERIFICATION is on, as better-auth's sign-up/email does with
+ * `requireEmailVerification`: nobody is signed in, so a new and a taken address get the same
+ * answer. A new address gets its account and the verification mail; a taken one gets no account,
+ * and its owner a "someone tried to create an account" mail with a password reset link. Both
+ * paths hash the password and try the insert (services/accounts.ts `signUpOrFind`) and mail in
+ * the background, so neither the answer nor its timing tells the two apart (docs/accounts.md).
+ */
+export class VerifiedSignUp {
+  readonly #service: IdentityService;
+  readonly #mail: AccountMail;
+  readonly #baseUrl: string;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+
+  constructor(deps: { service: IdentityService; mailer: Mailer | undefined; baseUrl: string; logger: Logger; now?: () => number }) {
+    this.#service = deps.service;
+    this.#mail = new AccountMail(deps.mailer);
+    this.#baseUrl = deps.baseUrl.replace(/\/+$/, "");
+    this.#logger = deps.logger;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  /**
+   * The user to answer with: the new account, or for a taken address a synthetic user of the same
+   * shape (random id, the submitted name and email, the current time, not verified) that exists
+   * nowhere, so the answer carries nothing of the real account.
+   */
+  async signUp(input: SignUpBody): Promise<SignUpUser> {
+    if (input.callbackURL !== undefined) this.#service.recovery.callback(input.callbackURL);
+    const outcome = await this.#service.accounts.signUpOrFind(input);
+    if (outcome.created) {
+      void this.#service.recovery.sendVerificationQuietly(outcome.user, input.callbackURL);
+      return outcome.user;
+    }
+    void this.#warnOwner(outcome.user);
+    const now = new Date(this.#now());
+    return {
+      id: randomUUID(),
+      email: input.email,
+      name: input.name,
+      emailVerified: false,
+      image: input.image ?? null,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  /**
+   * Best effort, like the verification mail: a failure is logged, never answered. The reset token
+   * rides services/mail-tokens.ts, so its owner gets at most one such mail a minute, however many
+   * sign-ups are tried on the address.
+   */
+  async #warnOwner(owner: User): Promise<void> {
+    if (!this.#mail.configured) return;
+    const tokens = this.#service.mailTokens;
+    let token: string | undefined;
+    try {
+      token = await tokens.issue("reset-password", owner.id, owner.email);
+      if (!token) return;
+      const link = new URL(`${this.#baseUrl}/api/auth/reset-password/${token}`);
+      link.searchParams.set("callbackURL", this.#service.recovery.callback(undefined, "/reset-password"));
+      await this.#mail.send("sign-up-attempt", owner.email, link.href);
+    } catch (error) {
+      if (token) await tokens.withdraw(token).catch(() => undefined);
+      this.#logger.warn({ err: (error as Error).message, userId: owner.id }, "sign-up attempt mail not sent");
+    }
+  }
+}
