@@ -1,0 +1,108 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { identityKit, type Kit, ORIGIN, signUp } from "./kit.js";
+import { Browser, startProvider, type TestProvider } from "./oidc-kit.js";
+
+const CLIENT = { clientId: "identity-test", clientSecret: "identity-test-secret-0123456789" };
+let server: Server;
+let baseUrl: string;
+let provider: TestProvider;
+let kit: Kit;
+
+beforeAll(async () => {
+  server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  provider = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/local` });
+  kit = await identityKit({
+    env: {
+      BASE_URL: baseUrl,
+      OIDC_PROVIDERS: "local",
+      OIDC_LOCAL_ISSUER: provider.issuer,
+      OIDC_LOCAL_CLIENT_ID: CLIENT.clientId,
+      OIDC_LOCAL_CLIENT_SECRET: CLIENT.clientSecret,
+    },
+  });
+  server.on("request", kit.app);
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await provider.close();
+  await kit.close();
+});
+
+async function post(browser: Browser, path: string, body: unknown) {
+  const res = await browser.request(`${baseUrl}/api/auth${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: ORIGIN },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** Signs in through the provider as `email` and returns the browser holding the session. */
+async function providerSignIn(email: string, sub: string): Promise<Browser> {
+  const browser = new Browser();
+  provider.loginAs({ sub, email, email_verified: true, name: "Linked" });
+  const { body } = await post(browser, "/sign-in/social", { provider: "local", callbackURL: `${ORIGIN}/` });
+  const landed = await browser.follow(String(body.url), (u) => u.origin === ORIGIN);
+  expect(landed.searchParams.get("error")).toBeNull();
+  return browser;
+}
+
+async function listAccounts(browser: Browser) {
+  const res = await browser.request(`${baseUrl}/api/auth/list-accounts`);
+  return { status: res.status, body: (await res.json()) as Array<{ providerId: string; accountId: string }> };
+}
+
+describe("sign-in/social input", () => {
+  it("answers 404 for an unknown provider, 403 for a foreign callback, 400 for a bad body", async () => {
+    const browser = new Browser();
+    expect(await post(browser, "/sign-in/social", { provider: "nope" })).toMatchObject({ status: 404, body: { code: "not_found" } });
+    for (const field of ["callbackURL", "errorCallbackURL", "newUserCallbackURL"]) {
+      const res = await post(browser, "/sign-in/social", { provider: "local", [field]: "https://evil.example/steal" });
+      expect(res).toMatchObject({ status: 403, body: { code: "forbidden" } });
+    }
+    expect((await post(browser, "/sign-in/social", { callbackURL: "/" })).status).toBe(400);
+    expect(browser.cookie(`${baseUrl}/api/auth/callback/local`, "identity.oauth_flow")).toBeUndefined();
+  });
+
+  it("answers redirect: false when the client asks to redirect by itself", async () => {
+    const res = await post(new Browser(), "/sign-in/social", { provider: "local", disableRedirect: true });
+    expect(res).toMatchObject({ status: 200, body: { redirect: false } });
+    expect(String(res.body.url)).toMatch(new RegExp(`^${provider.issuer}/auth\\?`));
+  });
+});
+
+describe("list-accounts and unlink-account", () => {
+  it("need a session", async () => {
+    expect((await listAccounts(new Browser())).status).toBe(401);
+    expect((await post(new Browser(), "/unlink-account", { providerId: "local" })).status).toBe(401);
+  });
+
+  it("list the ways to sign in and unlink any but the last", async () => {
+    const { user } = await signUp(kit.app);
+    const browser = await providerSignIn(user.email, `sub-linked-${Date.now()}`);
+    const listed = await listAccounts(browser);
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((a) => a.providerId).sort()).toEqual(["credential", "local"]);
+    expect(JSON.stringify(listed.body)).not.toContain("password");
+
+    expect(await post(browser, "/unlink-account", { providerId: "nope" })).toMatchObject({ status: 404 });
+    expect(await post(browser, "/unlink-account", { providerId: "local" })).toMatchObject({ status: 200, body: { status: true } });
+    expect((await listAccounts(browser)).body.map((a) => a.providerId)).toEqual(["credential"]);
+    expect(await post(browser, "/unlink-account", { providerId: "credential" })).toMatchObject({
+      status: 400,
+      body: { code: "bad_request" },
+    });
+  });
+
+  it("never unlink a provider-only user's only account", async () => {
+    const browser = await providerSignIn(`only-${Date.now()}@example.com`, `sub-only-${Date.now()}`);
+    expect(await post(browser, "/unlink-account", { providerId: "local" })).toMatchObject({ status: 400 });
+    expect((await listAccounts(browser)).body).toHaveLength(1);
+  });
+});
