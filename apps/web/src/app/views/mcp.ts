@@ -126,7 +126,10 @@ function showReturn(ctx: AppContext, outcome: HTMLElement): void {
     outcome.hidden = false;
   };
   // One sentence, said once: with the server's name when it can be read.
-  if (!first.serverId) return show(first.sentence);
+  if (!first.serverId) {
+    show(first.sentence);
+    return;
+  }
   ctx.client.mcpServers
     .get(first.serverId)
     .then((server) => show(readMcpReturn(query, server.name)?.sentence ?? first.sentence))
