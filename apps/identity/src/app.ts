@@ -103,6 +103,8 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   // Per-IP limits come before the body is read; per-account limits need the email in it.
   app.use(SIGN_IN, rateLimits.signIn.perIp);
   app.use(SIGN_UP, rateLimits.signUp.perIp);
+  // Provider sign-in shares the email sign-in budget per IP (each one starts a flow at a provider).
+  app.use("/api/auth/sign-in/social", rateLimits.signIn.perIp);
   app.use(MAIL_ROUTES, rateLimits.mail.perIp);
   app.use("/api/auth", jsonBody({ limit: JSON_BODY_LIMIT }));
   app.use(SIGN_IN, ...rateLimits.signIn.perAccount);

@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createAuthClient } from "better-auth/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { identityKit, type Kit, ORIGIN, signUp } from "./kit.js";
 import { Browser, startProvider, type TestProvider } from "./oidc-kit.js";
@@ -92,7 +93,13 @@ describe("list-accounts and unlink-account", () => {
     expect(JSON.stringify(listed.body)).not.toContain("password");
 
     expect(await post(browser, "/unlink-account", { providerId: "nope" })).toMatchObject({ status: 404 });
-    expect(await post(browser, "/unlink-account", { providerId: "local" })).toMatchObject({ status: 200, body: { status: true } });
+    expect(await post(browser, "/unlink-account", {})).toMatchObject({ status: 400 });
+    const local = listed.body.find((a) => a.providerId === "local");
+    expect(await post(browser, "/unlink-account", { providerId: "local", accountId: "someone-else" })).toMatchObject({ status: 404 });
+    expect(await post(browser, "/unlink-account", { accountId: (local as { id?: string })?.id })).toMatchObject({
+      status: 200,
+      body: { status: true },
+    });
     expect((await listAccounts(browser)).body.map((a) => a.providerId)).toEqual(["credential"]);
     expect(await post(browser, "/unlink-account", { providerId: "credential" })).toMatchObject({
       status: 400,
@@ -104,5 +111,29 @@ describe("list-accounts and unlink-account", () => {
     const browser = await providerSignIn(`only-${Date.now()}@example.com`, `sub-only-${Date.now()}`);
     expect(await post(browser, "/unlink-account", { providerId: "local" })).toMatchObject({ status: 400 });
     expect((await listAccounts(browser)).body).toHaveLength(1);
+  });
+});
+
+describe("better-auth's client", () => {
+  it("signs in with signIn.social, then getSession and listAccounts work", async () => {
+    const browser = new Browser();
+    const customFetchImpl = (input: string | URL | Request, init?: RequestInit) =>
+      browser.request(input instanceof Request ? input.url : input, {
+        ...init,
+        headers: { ...Object.fromEntries(new Headers(init?.headers)), origin: ORIGIN },
+      });
+    const client = createAuthClient({ baseURL: baseUrl, fetchOptions: { customFetchImpl } });
+    const email = `client-${Date.now()}@example.com`;
+    provider.loginAs({ sub: `sub-client-${Date.now()}`, email, email_verified: true, name: "Client" });
+    const started = await client.signIn.social({ provider: "local", callbackURL: `${ORIGIN}/home`, disableRedirect: true });
+    expect(started.error).toBeNull();
+    const landed = await browser.follow(String(started.data?.url), (u) => u.origin === ORIGIN);
+    expect(landed.href).toBe(`${ORIGIN}/home`);
+    const session = await client.getSession();
+    expect(session.data?.user.email).toBe(email);
+    const accounts = await client.listAccounts();
+    expect(accounts.data?.map((a) => a.providerId)).toEqual(["local"]);
+    const unlinked = await client.unlinkAccount({ accountId: accounts.data?.[0]?.id ?? "" });
+    expect(unlinked.error?.status).toBe(400);
   });
 });

@@ -227,8 +227,13 @@ export interface SocialProviderInfo {
   name: string;
 }
 
-/** Body of POST /api/auth/unlink-account (better-auth's `unlinkAccount`). */
-export const unlinkAccountBody = z.strictObject({
-  providerId: cleanString("providerId").min(1).max(64),
-  accountId: cleanString("accountId").min(1).max(255).optional(),
-});
+/**
+ * Body of POST /api/auth/unlink-account: better-auth 1.7's `{accountId}` (the id list-accounts
+ * returns) or its earlier `{providerId, accountId?}` (accountId: the provider's user id).
+ */
+export const unlinkAccountBody = z
+  .strictObject({
+    providerId: cleanString("providerId").min(1).max(64).optional(),
+    accountId: cleanString("accountId").min(1).max(255).optional(),
+  })
+  .refine((b) => b.providerId !== undefined || b.accountId !== undefined, "providerId or accountId is required");

@@ -70,7 +70,7 @@ export function socialRoutes(service: IdentityService, { signIn: social, linked 
   router.post("/unlink-account", async (req, res) => {
     const active = await signedIn(req, res);
     const body = parseOrThrow(unlinkAccountBody, req.body);
-    await linked.unlink(active.user.id, body.providerId, body.accountId);
+    await linked.unlink(active.user.id, body);
     res.status(200).json({ status: true });
   });
 

@@ -34,15 +34,20 @@ export class LinkedAccounts {
   }
 
   /**
-   * Removes one way to sign in; never the last one (400 `bad_request`), which would leave a user
+   * Removes one way to sign in (by row id, or by provider and optionally its user id); never the last one (400 `bad_request`), which would leave a user
    * nobody can sign in as. The count and the delete share a transaction that locks the user's
    * account rows, so two concurrent unlinks cannot remove the last two.
    */
-  async unlink(userId: string, providerId: string, accountId: string | undefined): Promise<void> {
+  async unlink(userId: string, which: { providerId?: string | undefined; accountId?: string | undefined }): Promise<void> {
+    const { providerId, accountId } = which;
     await this.#db.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<Array<{ id: string; provider_id: string; account_id: string }>>`
         SELECT "id", "provider_id", "account_id" FROM "account" WHERE "user_id" = ${userId} FOR UPDATE`;
-      const target = rows.find((r) => r.provider_id === providerId && (accountId === undefined || r.account_id === accountId));
+      const target = rows.find((r) =>
+        providerId === undefined
+          ? r.id === accountId
+          : r.provider_id === providerId && (accountId === undefined || r.account_id === accountId),
+      );
       if (!target) throw new AppError("not_found", "no such linked account");
       if (rows.length <= 1) throw new AppError("bad_request", "the last way to sign in cannot be unlinked");
       await tx.account.delete({ where: { id: target.id } });
