@@ -180,6 +180,19 @@ describe("refused callbacks write nothing", () => {
     browser.setCookie(`${baseUrl}/api/auth/callback/local`, "identity.oauth_flow", replay);
     expect((await callback(browser, back)).href).toBe(refused("invalid_grant"));
     expect((await rows(user.email)).sessions).toBe(1);
+    // Access lines redact the code and state (packages/http-kit/src/logger.ts); nothing else logs them.
+    const logs = kit.logs.join("\n");
+    for (const secret of [back.searchParams.get("code") ?? "", back.searchParams.get("state") ?? "", replay])
+      expect(logs).not.toContain(secret);
+  });
+
+  it("passes the provider's refusal on (access_denied)", async () => {
+    const browser = new Browser();
+    provider.loginAs(account());
+    const back = await browser.follow(await startSignIn(browser), isCallback);
+    back.searchParams.delete("code");
+    back.searchParams.set("error", "access_denied");
+    expect((await callback(browser, back)).href).toBe(refused("access_denied"));
   });
 
   it("refuses an ID token whose nonce is not the one this browser sent", async () => {
