@@ -71,7 +71,7 @@ beforeAll(async () => {
   server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  provider = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/local` });
+  provider = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/local` }, "another-app");
   other = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/local` });
   flaky = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/flaky` });
   kit = await identityKit({
@@ -215,6 +215,18 @@ describe("refused callbacks write nothing", () => {
     const back = await browser.follow(elsewhere, isCallback);
     expect(back.searchParams.get("iss")).toBe(other.issuer);
     expect((await callback(browser, back)).href).toBe(refused("invalid_response"));
+    expect((await rows(user.email)).user).toBeNull();
+  });
+
+  it("refuses a code issued to another client of the same provider (another audience)", async () => {
+    const browser = new Browser();
+    const user = account();
+    provider.loginAs(user);
+    const authorize = await startSignIn(browser);
+    authorize.searchParams.set("client_id", "another-app");
+    const back = await browser.follow(authorize, isCallback);
+    expect(back.searchParams.get("code")).toBeTruthy();
+    expect((await callback(browser, back)).href).toBe(refused("invalid_grant"));
     expect((await rows(user.email)).user).toBeNull();
   });
 

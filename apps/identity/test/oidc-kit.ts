@@ -29,22 +29,24 @@ async function listen(server: Server): Promise<number> {
  * set by `loginAs`, as a user who types their password and clicks "Allow" would: the test drives
  * the redirects and the provider's own session, state, PKCE, nonce and token checks stay real.
  */
-export async function startProvider(client: { clientId: string; clientSecret: string; redirectUri: string }): Promise<TestProvider> {
+export async function startProvider(
+  client: { clientId: string; clientSecret: string; redirectUri: string },
+  /** Another client registered with the same redirect URI (a token issued to it is not identity's). */
+  alsoClientId?: string,
+): Promise<TestProvider> {
   const server = createServer();
   const port = await listen(server);
   const issuer = `http://127.0.0.1:${port}`;
   let current: TestAccount | undefined;
   const accounts = new Map<string, TestAccount>();
   const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: client.clientId,
-        client_secret: client.clientSecret,
-        redirect_uris: [client.redirectUri],
-        grant_types: ["authorization_code"],
-        response_types: ["code"],
-      },
-    ],
+    clients: [client.clientId, ...(alsoClientId ? [alsoClientId] : [])].map((id) => ({
+      client_id: id,
+      client_secret: client.clientSecret,
+      redirect_uris: [client.redirectUri],
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+    })),
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
     cookies: { keys: ["oidc-kit-cookie-key-0123456789abcdef"] },
     pkce: { required: () => true },
