@@ -1,4 +1,4 @@
-import { type SessionResponse, type SignInBody, type SignUpBody, sessionResponse } from "@app/contracts";
+import { type PublicUser, type SessionResponse, type SignInBody, type SignUpBody, sessionResponse, signUpResponse } from "@app/contracts";
 import { type AccountApi, accountApi } from "./account.js";
 import { ApiError, errorFromResponse } from "./errors.js";
 import { type Http, readJson } from "./http.js";
@@ -9,12 +9,23 @@ export interface SignedIn extends SessionResponse {
 }
 
 /**
+ * What sign-up did: signed the user in (the JWT is stored), or, when the service requires a
+ * verified address (REQUIRE_EMAIL_VERIFICATION), signed nobody in and mailed a link to `user.email`;
+ * the user signs in after following it. A taken address answers the same `verify_email` then
+ * (docs/accounts.md "What sign-up reveals").
+ */
+export type SignUpResult = ({ status: "signed_in" } & SignedIn) | { status: "verify_email"; user: PublicUser };
+
+/**
  * Sign-up, sign-in, session refresh and sign-out, following the contract's two-step login, and
  * the account lifecycle routes ({@link AccountApi}).
  */
 export interface AuthApi extends AccountApi {
-  /** Registers, then awaits get-session and stores the JWT (the register flow needs step 2 too). */
-  signUp(body: SignUpBody): Promise<SignedIn>;
+  /**
+   * Registers; when that signed the user in, awaits get-session and stores the JWT (the register
+   * flow needs step 2 too). An answer `{ token: null, user }` signed nobody in: `verify_email`.
+   */
+  signUp(body: SignUpBody): Promise<SignUpResult>;
   /** Step 1 posts the credentials (cookie only, no JWT); step 2 awaits get-session and stores the JWT. */
   signIn(body: SignInBody): Promise<SignedIn>;
   /** get-session with the cookie: stores a fresh JWT; null (and the token removed) without a session. */
@@ -29,14 +40,14 @@ export interface AuthApi extends AccountApi {
 
 /** Builds the {@link AuthApi} over a transport. */
 export function authApi(http: Http): AuthApi {
-  const credentials = async (path: string, body: unknown): Promise<void> => {
+  const post = async (path: string, body: unknown): Promise<Response> => {
     const response = await http.identity(path, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json" },
       body: JSON.stringify(body),
     });
     if (!response.ok) throw await errorFromResponse(response);
-    await readJson(response, sessionResponse);
+    return response;
   };
   const stepTwo = async (): Promise<SignedIn> => {
     const { token, session } = await http.refresh();
@@ -53,11 +64,13 @@ export function authApi(http: Http): AuthApi {
   return {
     ...accountApi(http),
     async signUp(body) {
-      await credentials("/sign-up/email", body);
-      return stepTwo();
+      const answer = await readJson(await post("/sign-up/email", body), signUpResponse);
+      // better-auth's "verification required" answer: no session, no cookie, so no step 2.
+      if ("token" in answer && answer.token === null) return { status: "verify_email", user: answer.user };
+      return { status: "signed_in", ...(await stepTwo()) };
     },
     async signIn(body) {
-      await credentials("/sign-in/email", body);
+      await readJson(await post("/sign-in/email", body), sessionResponse);
       return stepTwo();
     },
     async getSession() {

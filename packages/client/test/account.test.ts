@@ -1,7 +1,7 @@
 import { type CaughtMail, type MailCatcher, startMailCatcher } from "@app/mailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, type AppClient, createClient, memoryStorage } from "../src/index.js";
-import { cookieFetch, freshEmail, startStack } from "./helpers.js";
+import { cookieFetch, freshEmail, signUpSignedIn, startStack } from "./helpers.js";
 
 // The SDK's account methods against a real identity that mails through real SMTP to a catcher;
 // links are taken from the mails, never from the database.
@@ -25,7 +25,7 @@ function browser(): AppClient {
 async function signedUp(): Promise<{ client: AppClient; email: string }> {
   const client = browser();
   const email = freshEmail("account");
-  await client.auth.signUp({ email, password: PASSWORD, name: "Account Test", callbackURL: `${env.stack.baseUrl}/?verified=1` });
+  await signUpSignedIn(client, { email, password: PASSWORD, name: "Account Test", callbackURL: `${env.stack.baseUrl}/?verified=1` });
   return { client, email };
 }
 

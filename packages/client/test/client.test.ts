@@ -1,7 +1,7 @@
 import { AUTH_TOKEN_STORAGE_KEY } from "@app/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, type AppClient, createClient, memoryStorage, type TokenStorage } from "../src/index.js";
-import { cookieFetch, freshEmail, grantRole, startStack } from "./helpers.js";
+import { cookieFetch, freshEmail, grantRole, signUpSignedIn, startStack } from "./helpers.js";
 
 let env: Awaited<ReturnType<typeof startStack>>;
 beforeAll(async () => {
@@ -23,7 +23,7 @@ function browser(): { client: AppClient; storage: TokenStorage; jar: ReturnType<
 async function signedUp() {
   const b = browser();
   const email = freshEmail();
-  const session = await b.client.auth.signUp({ email, password: PASSWORD, name: "Client Test" });
+  const session = await signUpSignedIn(b.client, { email, password: PASSWORD, name: "Client Test" });
   return { ...b, email, session };
 }
 

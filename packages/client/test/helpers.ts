@@ -2,10 +2,11 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { SignUpBody } from "@app/contracts";
 import { createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { launchStack, type RunningStack } from "@app/stack";
 import pg from "pg";
-import type { FetchLike } from "../src/index.js";
+import type { AppClient, FetchLike, SignedIn } from "../src/index.js";
 
 /** A fetch that keeps cookies like a browser would (one jar per simulated browser), counting calls per path. */
 export function cookieFetch(): { fetch: FetchLike; calls: Map<string, number>; cookies: Map<string, string> } {
@@ -75,4 +76,11 @@ export async function grantRole(databaseUrl: string, userId: string, role: strin
 /** A fresh email address. */
 export function freshEmail(prefix = "client"): string {
   return `${prefix}-${randomBytes(5).toString("hex")}@example.com`;
+}
+
+/** Signs up on a stack that signs new users in (no REQUIRE_EMAIL_VERIFICATION); anything else fails the test. */
+export async function signUpSignedIn(client: AppClient, body: SignUpBody): Promise<SignedIn> {
+  const result = await client.auth.signUp(body);
+  if (result.status !== "signed_in") throw new Error(`sign-up answered ${result.status}, expected signed_in`);
+  return result;
 }

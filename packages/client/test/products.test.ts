@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, type AppClient, createClient, memoryStorage } from "../src/index.js";
-import { cookieFetch, freshEmail, startStack } from "./helpers.js";
+import { cookieFetch, freshEmail, signUpSignedIn, startStack } from "./helpers.js";
 
 let env: Awaited<ReturnType<typeof startStack>>;
 beforeAll(async () => {
@@ -12,7 +12,7 @@ afterAll(async () => {
 
 async function signedUp(): Promise<AppClient> {
   const client = createClient({ baseUrl: env.stack.baseUrl, storage: memoryStorage(), fetch: cookieFetch().fetch });
-  await client.auth.signUp({ email: freshEmail("products"), password: "correct horse battery", name: "Products" });
+  await signUpSignedIn(client, { email: freshEmail("products"), password: "correct horse battery", name: "Products" });
   return client;
 }
 

@@ -2,7 +2,7 @@ import type { TaskEventView, WsServerMessage } from "@app/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { type AppClient, createClient, memoryStorage, type WebSocketFactory } from "../src/index.js";
-import { cookieFetch, freshEmail, startStack } from "./helpers.js";
+import { cookieFetch, freshEmail, signUpSignedIn, startStack } from "./helpers.js";
 
 let env: Awaited<ReturnType<typeof startStack>>;
 beforeAll(async () => {
@@ -18,7 +18,7 @@ const webSocket: WebSocketFactory = (url) => new WebSocket(url);
 async function signedUp(): Promise<AppClient> {
   const jar = cookieFetch();
   const client = createClient({ baseUrl: env.stack.baseUrl, storage: memoryStorage(), fetch: jar.fetch, webSocket });
-  await client.auth.signUp({ email: freshEmail("stream"), password: "correct horse battery", name: "Streamer" });
+  await signUpSignedIn(client, { email: freshEmail("stream"), password: "correct horse battery", name: "Streamer" });
   return client;
 }
 
@@ -102,7 +102,7 @@ describe("WebSocket with ?token=", () => {
   it("refreshes a bad token through get-session before giving up", async () => {
     const storage = memoryStorage();
     const client = createClient({ baseUrl: env.stack.baseUrl, storage, fetch: cookieFetch().fetch, webSocket });
-    await client.auth.signUp({ email: freshEmail("ws"), password: "correct horse battery", name: "W" });
+    await signUpSignedIn(client, { email: freshEmail("ws"), password: "correct horse battery", name: "W" });
     // Same cookie session, but a broken stored token: the upgrade is refused once, then retried.
     storage.setItem("authToken", "not-a-jwt");
     const socket = await client.connectSocket({ onMessage: () => undefined });

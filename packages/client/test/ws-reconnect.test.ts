@@ -2,7 +2,7 @@ import type { TaskEventView } from "@app/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { createClient, memoryStorage, type WebSocketFactory } from "../src/index.js";
-import { cookieFetch, freshEmail, startStack } from "./helpers.js";
+import { cookieFetch, freshEmail, signUpSignedIn, startStack } from "./helpers.js";
 
 let env: Awaited<ReturnType<typeof startStack>>;
 beforeAll(async () => {
@@ -31,7 +31,7 @@ describe("WebSocket reconnection", () => {
       return socket;
     };
     const client = createClient({ baseUrl: env.stack.baseUrl, storage: memoryStorage(), fetch: cookieFetch().fetch, webSocket });
-    await client.auth.signUp({ email: freshEmail("ws"), password: "correct horse battery", name: "Reconnector" });
+    await signUpSignedIn(client, { email: freshEmail("ws"), password: "correct horse battery", name: "Reconnector" });
     const task = await client.tasks.create({ title: "followed" });
 
     const events: TaskEventView[] = [];
@@ -82,7 +82,7 @@ describe("WebSocket reconnection", () => {
       return s;
     };
     const client = createClient({ baseUrl: env.stack.baseUrl, storage: memoryStorage(), fetch: cookieFetch().fetch, webSocket });
-    await client.auth.signUp({ email: freshEmail("ws"), password: "correct horse battery", name: "No Retry" });
+    await signUpSignedIn(client, { email: freshEmail("ws"), password: "correct horse battery", name: "No Retry" });
     let closed!: (code: number) => void;
     const closedWith = new Promise<number>((r) => {
       closed = r;

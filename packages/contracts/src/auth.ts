@@ -175,6 +175,20 @@ export type PublicSession = z.infer<typeof sessionSchema>;
 export const sessionResponse = z.object({ session: sessionSchema, user: userSchema });
 export type SessionResponse = z.infer<typeof sessionResponse>;
 
+/**
+ * Body of a sign-up that signed nobody in (REQUIRE_EMAIL_VERIFICATION): better-auth's
+ * `{ token: null, user }`, with no session cookie; the user signs in after following the mailed link.
+ */
+export const verifyEmailSignUpResponse = z.object({ token: z.null(), user: userSchema });
+export type VerifyEmailSignUpResponse = z.infer<typeof verifyEmailSignUpResponse>;
+
+/**
+ * Body of POST /api/auth/sign-up/email: a signed-in answer (this identity's `{ session, user }` or
+ * better-auth's `{ token, user }`, both with a session cookie) or {@link verifyEmailSignUpResponse}.
+ */
+export const signUpResponse = z.union([sessionResponse, z.object({ token: z.string(), user: userSchema }), verifyEmailSignUpResponse]);
+export type SignUpResponse = z.infer<typeof signUpResponse>;
+
 /** One public key of GET /api/auth/jwks. */
 export const publicJwkSchema = z.looseObject({
   kty: z.string(),

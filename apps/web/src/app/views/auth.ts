@@ -18,6 +18,28 @@ const SIGN_IN_SENTENCES: Record<string, string> = {
     "Signing in could not finish: the service does not let this site read the sign-in token. Whoever runs the service must list set-auth-jwt among its exposed CORS headers.",
 };
 
+/** What the sign-up card says when the service mails a link instead of signing the user in. */
+export function checkInboxSentence(email: string): string {
+  return `Check your inbox: we sent a link to ${email} to confirm your address. Follow it, then sign in.`;
+}
+
+/**
+ * The card that takes the sign-up form's place when sign-up answers `verify_email`
+ * (REQUIRE_EMAIL_VERIFICATION, packages/client/src/auth.ts): the link lands on `?verified=1`
+ * (verify-banner.ts), where the sign-in form beside it finishes the job.
+ */
+function checkInboxCard(email: string): HTMLElement {
+  const heading = h("h2", { id: "check-inbox-title", tabindex: -1 }, "Check your inbox");
+  const card = h(
+    "section",
+    { id: "check-inbox", class: "card", role: "status", "aria-labelledby": "check-inbox-title" },
+    heading,
+    h("p", { id: "check-inbox-text" }, checkInboxSentence(email)),
+  );
+  queueMicrotask(() => heading.focus());
+  return card;
+}
+
 /** A credentials form: labelled fields, problems shown next to them (see forms.ts). */
 function authForm(
   id: string,
@@ -42,7 +64,8 @@ function authForm(
 
 /**
  * Sign in and sign up. Both resolve only after the client awaited get-session and stored the
- * JWT as `authToken` (the contract's two-step login); then the task list opens. The forms are
+ * JWT as `authToken` (the contract's two-step login); then the task list opens. A sign-up that
+ * signed nobody in (the service requires a verified address) shows {@link checkInboxCard}. The forms are
  * `novalidate` so the service's own field messages show, the same in every browser.
  */
 export const authView: View = (ctx: AppContext, root) => {
@@ -74,8 +97,14 @@ export const authView: View = (ctx: AppContext, root) => {
         password: field(form, "password"),
         callbackURL: verifiedLanding(),
       };
-      const { user } = await ctx.client.auth.signUp(body);
-      ctx.signedIn(user);
+      const result = await ctx.client.auth.signUp(body);
+      if (result.status === "signed_in") {
+        ctx.signedIn(result.user);
+        return;
+      }
+      const email = signIn.querySelector<HTMLInputElement>("input[name=email]");
+      if (email) email.value = result.user.email;
+      signUp.replaceWith(checkInboxCard(result.user.email));
     },
   );
   // Sign-in with other providers ("Continue with …" buttons) goes here, above both forms.
