@@ -124,7 +124,12 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     providers: config.socialProviders,
     prisma: db.prisma,
     sessions: service.sessions,
-    settings: { authSecret: config.authSecret, baseUrl: config.baseUrl, trustedOrigins: config.corsOrigins },
+    settings: {
+      authSecret: config.authSecret,
+      baseUrl: config.baseUrl,
+      trustedOrigins: config.corsOrigins,
+      requireEmailVerification: config.requireEmailVerification,
+    },
     logger,
   });
   app.use("/api/auth", socialRoutes(service, social, cookie));

@@ -16,7 +16,10 @@ let provider: TestProvider;
 let other: TestProvider;
 /** A provider stopped between authorization and callback. */
 let flaky: TestProvider;
-let kit: Kit;
+let kit: Awaited<ReturnType<typeof identityKit>>;
+let env: Record<string, string>;
+/** The app the listening server hands requests to (a test may swap in another configuration). */
+let handler: Kit["app"];
 let n = 0;
 
 function account(overrides: Partial<TestAccount> = {}): TestAccount {
@@ -74,20 +77,20 @@ beforeAll(async () => {
   provider = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/local` }, "another-app");
   other = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/local` });
   flaky = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/flaky` });
-  kit = await identityKit({
-    env: {
-      BASE_URL: baseUrl,
-      OIDC_PROVIDERS: "local,flaky",
-      OIDC_FLAKY_ISSUER: flaky.issuer,
-      OIDC_FLAKY_CLIENT_ID: CLIENT.clientId,
-      OIDC_FLAKY_CLIENT_SECRET: CLIENT.clientSecret,
-      OIDC_LOCAL_ISSUER: provider.issuer,
-      OIDC_LOCAL_CLIENT_ID: CLIENT.clientId,
-      OIDC_LOCAL_CLIENT_SECRET: CLIENT.clientSecret,
-      OIDC_LOCAL_NAME: "Local IdP",
-    },
-  });
-  server.on("request", kit.app);
+  env = {
+    BASE_URL: baseUrl,
+    OIDC_PROVIDERS: "local,flaky",
+    OIDC_FLAKY_ISSUER: flaky.issuer,
+    OIDC_FLAKY_CLIENT_ID: CLIENT.clientId,
+    OIDC_FLAKY_CLIENT_SECRET: CLIENT.clientSecret,
+    OIDC_LOCAL_ISSUER: provider.issuer,
+    OIDC_LOCAL_CLIENT_ID: CLIENT.clientId,
+    OIDC_LOCAL_CLIENT_SECRET: CLIENT.clientSecret,
+    OIDC_LOCAL_NAME: "Local IdP",
+  };
+  kit = await identityKit({ env });
+  handler = kit.app;
+  server.on("request", (req, res) => handler(req, res));
 });
 
 afterAll(async () => {
@@ -243,6 +246,24 @@ describe("refused callbacks write nothing", () => {
     provider.loginAs(account({ email: existing.email, email_verified: true }));
     expect((await verified.follow(await startSignIn(verified), isWebApp)).href).toBe(CALLBACK);
     expect(await kit.db.prisma.account.count({ where: { userId: existing.id } })).toBe(2);
+  });
+
+  it("with REQUIRE_EMAIL_VERIFICATION, refuses an unverified provider email before writing a user", async () => {
+    const strict = await identityKit({ database: kit.database, env: { ...env, REQUIRE_EMAIL_VERIFICATION: "true" } });
+    handler = strict.app;
+    try {
+      const browser = new Browser();
+      const user = account({ email_verified: false });
+      provider.loginAs(user);
+      expect((await browser.follow(await startSignIn(browser), isWebApp)).href).toBe(refused("email_not_verified"));
+      expect(await rows(user.email)).toEqual({ user: null, accounts: 0, sessions: 0 });
+      const verified = new Browser();
+      provider.loginAs(account());
+      expect((await verified.follow(await startSignIn(verified), isWebApp)).href).toBe(CALLBACK);
+    } finally {
+      handler = kit.app;
+      await strict.close();
+    }
   });
 
   it("redirects with provider_unavailable when the provider is down at the callback, writing nothing", async () => {

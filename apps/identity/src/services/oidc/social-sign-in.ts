@@ -16,7 +16,8 @@ import { ProviderClient, type ProviderProfile } from "./provider-client.js";
  * the provider's own answer; `invalid_grant`: the code was refused (replayed, expired);
  * `invalid_response`: the response or ID token failed a check (nonce, iss, aud, signature);
  * `provider_unavailable`: the provider could not be reached or failed; `email_missing`,
- * `email_not_verified`, `account_not_linked`: see {@link SocialSignIn.#findOrCreateUser}.
+ * `email_not_verified` (REQUIRE_EMAIL_VERIFICATION and the provider does not assert the email
+ * verified), `account_not_linked`: see {@link SocialSignIn.#findOrCreateUser}.
  */
 export class SocialCallbackError extends Error {
   constructor(
@@ -39,6 +40,8 @@ export interface SocialSettings {
   authSecret: string;
   baseUrl: string;
   trustedOrigins: readonly string[];
+  /** As for email sign-in (services/identity.ts): no session for an unverified email. */
+  requireEmailVerification?: boolean;
 }
 
 /** True when an error (or one of its causes) means the provider could not be reached or failed. */
@@ -180,7 +183,8 @@ export class SocialSignIn {
       where: { providerId_accountId: { providerId, accountId: profile.accountId } },
       include: { user: true },
     });
-    if (linked) return { user: linked.user, created: false };
+    const unverified = this.#settings.requireEmailVerification === true && !profile.emailVerified;
+    if (linked) return unverified && !linked.user.emailVerified ? { refused: "email_not_verified" } : { user: linked.user, created: false };
     try {
       return await this.#db.$transaction(async (tx) => {
         const existing = await tx.user.findUnique({ where: { email: profile.email } });
@@ -193,6 +197,8 @@ export class SocialSignIn {
             : await tx.user.update({ where: { id: existing.id }, data: { emailVerified: true } });
           return { user, created: false };
         }
+        // Refused before anything is written: no user is left behind that nobody can sign in as.
+        if (unverified) return { refused: "email_not_verified" };
         const user = await tx.user.create({
           data: {
             id: randomUUID(),
