@@ -19,7 +19,11 @@ beforeAll(async () => {
   kit = await identityKit({
     env: {
       BASE_URL: baseUrl,
-      OIDC_PROVIDERS: "local",
+      OIDC_PROVIDERS: "local,gone",
+      // Nothing listens on port 1: discovery fails.
+      OIDC_GONE_ISSUER: "http://127.0.0.1:1",
+      OIDC_GONE_CLIENT_ID: CLIENT.clientId,
+      OIDC_GONE_CLIENT_SECRET: CLIENT.clientSecret,
       OIDC_LOCAL_ISSUER: provider.issuer,
       OIDC_LOCAL_CLIENT_ID: CLIENT.clientId,
       OIDC_LOCAL_CLIENT_SECRET: CLIENT.clientSecret,
@@ -69,6 +73,15 @@ describe("sign-in/social input", () => {
     }
     expect((await post(browser, "/sign-in/social", { callbackURL: "/" })).status).toBe(400);
     expect(browser.cookie(`${baseUrl}/api/auth/callback/local`, "identity.oauth_flow")).toBeUndefined();
+  });
+
+  it("answers 503 when the provider cannot be discovered, and sets no flow cookie", async () => {
+    const browser = new Browser();
+    expect(await post(browser, "/sign-in/social", { provider: "gone" })).toMatchObject({
+      status: 503,
+      body: { code: "service_unavailable" },
+    });
+    expect(browser.cookie(`${baseUrl}/api/auth/callback/gone`, "identity.oauth_flow")).toBeUndefined();
   });
 
   it("answers redirect: false when the client asks to redirect by itself", async () => {
