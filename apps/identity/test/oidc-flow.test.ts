@@ -266,6 +266,24 @@ describe("refused callbacks write nothing", () => {
     }
   });
 
+  it("redirects with server_error when the database fails at the callback", async () => {
+    const broken = await identityKit({ database: kit.database, env });
+    handler = broken.app;
+    try {
+      const browser = new Browser();
+      const user = account();
+      provider.loginAs(user);
+      const back = await browser.follow(await startSignIn(browser), isCallback);
+      await broken.db.close();
+      expect((await callback(browser, back)).href).toBe(refused("server_error"));
+      expect(sessionCookie(browser)).toBeUndefined();
+      expect((await rows(user.email)).user).toBeNull();
+    } finally {
+      handler = kit.app;
+      await broken.close().catch(() => undefined);
+    }
+  });
+
   it("redirects with provider_unavailable when the provider is down at the callback, writing nothing", async () => {
     const browser = new Browser();
     const user = account();

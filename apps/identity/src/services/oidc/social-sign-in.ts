@@ -163,10 +163,20 @@ export class SocialSignIn {
     }
     const parsed = emailSchema.safeParse(profile.email ?? "");
     if (!parsed.success) throw fail("email_missing");
-    const found = await this.#findOrCreateUser(provider.id, { ...profile, email: parsed.data });
-    if ("refused" in found) throw fail(found.refused);
-    const { token, session } = await this.#sessions.create(found.user.id, meta);
-    return { token, session, user: found.user, redirectTo: found.created ? flow.newUserCallbackURL : flow.callbackURL };
+    let found: { user: User; created: boolean };
+    let opened: { token: string; session: Session };
+    try {
+      const result = await this.#findOrCreateUser(provider.id, { ...profile, email: parsed.data });
+      if ("refused" in result) throw fail(result.refused);
+      found = result;
+      opened = await this.#sessions.create(found.user.id, meta);
+    } catch (error) {
+      if (error instanceof SocialCallbackError) throw error;
+      // A browser in the middle of a redirect flow is sent back to the app, not shown JSON.
+      this.#logger.error({ provider: providerId, err: error }, "social sign-in could not store the user or session");
+      throw fail("server_error", error);
+    }
+    return { ...opened, user: found.user, redirectTo: found.created ? flow.newUserCallbackURL : flow.callbackURL };
   }
 
   /**
