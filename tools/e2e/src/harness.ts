@@ -39,6 +39,11 @@ export interface E2eStackOptions {
    * `stack.mcpSample.url`.
    */
   mcpSample?: boolean;
+  /**
+   * Run the local OpenID Provider in the test process (tools/stack/src/local-idp.ts, as
+   * `LOCAL_IDP=true pnpm start` does): identity offers it as the provider `local` ("Local IdP").
+   */
+  localIdp?: boolean;
 }
 
 /** Starts identity, API, gateway and the web app's server; `env` goes to every service. */
@@ -63,6 +68,7 @@ export async function startE2eStack(env: Record<string, string> = {}, options: E
             : {},
       web: { port: 0 },
       ...(options.mcpSample ? { mcpSample: true } : {}),
+      ...(options.localIdp ? { localIdp: { port: 0 } } : {}),
       onLine: (name, line) => lines.push(`${name} ${line}`),
     });
   } catch (error) {

@@ -1,5 +1,6 @@
 import { freePort } from "@app/db/embedded";
 import { type DevMail, mailLines, startDevMail, wantsDevMail } from "./dev-mail.js";
+import { identityIdpEnv, type LocalIdp, localIdpLine, startLocalIdp } from "./local-idp.js";
 import { apiMcpEnv, type McpSample, startMcpSample } from "./mcp-sample.js";
 import { ENTRY, VITE, WEB_DIR } from "./paths.js";
 import { type ServiceProcess, startProcess, waitHealthy } from "./processes.js";
@@ -55,6 +56,11 @@ export interface StackOptions {
    * its URL goes to the console as an `mcp` line and the API may reach private addresses.
    */
   mcpSample?: boolean;
+  /**
+   * Run the local OpenID Provider (local-idp.ts) in this process on 127.0.0.1 (`port`, 0: a free
+   * one), never with NODE_ENV=production: identity gets it as the provider `local`.
+   */
+  localIdp?: { port: number };
 }
 
 /** How `start` spawns a service other than `node <entry>` alone. */
@@ -75,6 +81,8 @@ export interface RunningStack {
   devMail: DevMail | undefined;
   /** The sample MCP server, when it runs (`mcpSample`). */
   mcpSample: McpSample | undefined;
+  /** The local OpenID Provider, when it runs (`localIdp`). */
+  localIdp: LocalIdp | undefined;
   /** The processes running now (a restarted service's entry is replaced). */
   processes: ServiceProcess[];
   /** Resolves with the first service that exits on its own (with `restart`: that gave up). */
@@ -120,6 +128,10 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
   const mcpSample = options.mcpSample && shared.NODE_ENV !== "production" ? await startMcpSample() : undefined;
   if (mcpSample) emitLine("mcp", `sample MCP server: ${mcpSample.url}`);
   const apiMcp = apiMcpEnv(shared, webUrl, mcpSample !== undefined);
+  const localIdp =
+    options.localIdp && shared.NODE_ENV !== "production" ? await startLocalIdp({ baseUrl, port: options.localIdp.port }) : undefined;
+  if (localIdp) emitLine("idp", localIdpLine(localIdp));
+  const identityIdp: Record<string, string> = localIdp ? identityIdpEnv(shared, localIdp) : {};
   const services: Supervised[] = [];
   const processes: ServiceProcess[] = [];
   const identityUrls: string[] = [];
@@ -159,6 +171,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     await Promise.all(services.filter(isEdge).map((s) => s.stop(2_000)));
     await devMail?.close();
     await mcpSample?.close();
+    await localIdp?.close();
   };
   try {
     const starting: Promise<void>[] = [];
@@ -169,7 +182,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
         start(
           `identity-${i}`,
           ENTRY.identity,
-          { PORT: String(p), AUTH_SECRET: options.authSecret, ...identityMail },
+          { PORT: String(p), AUTH_SECRET: options.authSecret, ...identityMail, ...identityIdp },
           `http://127.0.0.1:${p}/healthz`,
         ),
       );
@@ -214,6 +227,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     await Promise.all(services.map((s) => s.stop(3_000)));
     await devMail?.close();
     await mcpSample?.close();
+    await localIdp?.close();
     throw error;
   }
   const gaveUp = Promise.race(services.map((s) => s.gaveUp));
@@ -224,6 +238,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     webUrl,
     devMail,
     mcpSample,
+    localIdp,
     processes,
     firstExit: gaveUp.then((g) => g.proc),
     exitReason: gaveUp.then((g) => g.reason),

@@ -11,6 +11,7 @@ import { databaseEnvFor, openStackDatabase, type StackDatabase, serviceDatabaseU
 import { type DevLoop, startDevLoop } from "./dev.js";
 import { launchStack, type RunningStack } from "./launch.js";
 import { onStopRequest } from "./lifecycle.js";
+import { wantsLocalIdp } from "./local-idp.js";
 import { wantsMcpSample } from "./mcp-sample.js";
 import { DATA_DIR } from "./paths.js";
 import { signal, waitGone } from "./pids.js";
@@ -131,6 +132,8 @@ try {
     devMail: true,
     // MCP_SAMPLE=true: the sample MCP server runs in this process too (mcp-sample.ts), never in production.
     mcpSample: wantsMcpSample(process.env),
+    // LOCAL_IDP=true: a local OpenID Provider runs in this process too (local-idp.ts), never in production.
+    ...(wantsLocalIdp(process.env) ? { localIdp: { port: Number(process.env.LOCAL_IDP_PORT ?? 0) } } : {}),
     // In development a broken edit crashes a service until the next one: never give up there.
     restart: DEV ? { ...DEFAULT_RESTART, maxCrashes: Number.POSITIVE_INFINITY } : DEFAULT_RESTART,
     onSpawn: (proc) => {
@@ -165,6 +168,9 @@ if (stack && !stopping) {
   if (stack.devMail) log(`mail: no SMTP_URL, so mail is caught locally: ${stack.baseUrl}/dev/mail (links also print here)`);
   if (stack.mcpSample) log(`mcp: sample MCP server at ${stack.mcpSample.url}: add this URL on the web app's MCP page, then Connect`);
   else if (process.env.MCP_SAMPLE === "true") log("mcp: MCP_SAMPLE is ignored with NODE_ENV=production (the sample approves everyone)");
+  if (stack.localIdp) log(`idp: "Continue with Local IdP" on the sign-in page signs in at ${stack.localIdp.issuer}`);
+  else if (process.env.LOCAL_IDP === "true")
+    log("idp: LOCAL_IDP is ignored with NODE_ENV=production (its login form accepts any password)");
   const exited = await stack.firstExit;
   if (!stopping) {
     log(`${exited.name} ${await stack.exitReason}`);
