@@ -20,6 +20,12 @@ export interface TaskStreamOptions {
   onEvent(event: TaskEventView): void;
   /** Called each time the stream is (re)connected. */
   onOpen?(): void;
+  /**
+   * Called when the resume point lies further back than the API replays (`SSE_MAX_RESUME_EVENTS`):
+   * the events in between are not sent, so refetch the task and its messages; the stream goes on
+   * live from the newest event (and resumes from there).
+   */
+  onResync?(): void;
   /** Called with a connection problem; `fatal` problems end the stream. */
   onError?(error: ApiError, fatal: boolean): void;
   /**
@@ -75,6 +81,11 @@ export function openTaskStream(http: Http, taskId: string, options: TaskStreamOp
             if (controller.signal.aborted) break;
             if (message.retry !== undefined) retryMs = message.retry;
             if (message.event === "shutdown") break;
+            if (message.event === "resync") {
+              if (message.id) lastEventId = message.id;
+              options.onResync?.();
+              continue;
+            }
             if (message.event === "" || message.event === "message") continue;
             const parsed = taskEventSchema.safeParse(parseJson(message.data));
             if (!parsed.success) continue;

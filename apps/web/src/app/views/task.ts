@@ -1,5 +1,13 @@
 import { ApiError, type ClientErrorCode, type TaskSocket, type TaskStream } from "@app/client";
-import { type AttachmentView, TASK_STATUSES, type TaskEventView, type TaskView, taskMessageSchema, taskSchema } from "@app/contracts";
+import {
+  type AttachmentView,
+  TASK_STATUSES,
+  type TaskEventView,
+  type TaskMessageView,
+  type TaskView,
+  taskMessageSchema,
+  taskSchema,
+} from "@app/contracts";
 import { deleteButton } from "../confirm.js";
 import type { AppContext, View } from "../context.js";
 import { field, files, formatBytes, h, replace } from "../dom.js";
@@ -51,19 +59,36 @@ export const taskView: View = (ctx, root, params) => {
     live.dataset.state = state;
     live.textContent = text;
   };
+  const addMessage = (message: TaskMessageView, eventId?: string) => {
+    if (messages.querySelector(`[data-message-id="${CSS.escape(message.id)}"]`)) return;
+    messages.append(
+      h(
+        "li",
+        { class: "message", "data-message-id": message.id, "data-event-id": eventId ?? "" },
+        h("p", {}, message.text),
+        ...message.attachments.map((a) => attachmentLink(ctx, a)),
+        h("time", { class: "muted", datetime: message.createdAt }, new Date(message.createdAt).toLocaleTimeString()),
+      ),
+    );
+  };
+  /**
+   * The API replays at most SSE_MAX_RESUME_EVENTS stored events and says `resync` for a resume
+   * point further back (apps/api/src/routes/tasks.ts): the messages then come from the list route,
+   * page by page, and the connection goes on live.
+   */
+  const refetch = async (mine: number) => {
+    let cursor: string | undefined;
+    do {
+      const page = await ctx.client.tasks.messages(taskId, { limit: 100, ...(cursor ? { cursor } : {}) });
+      if (mine !== generation) return;
+      for (const message of page.items) addMessage(message);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  };
   const onEvent = (event: TaskEventView) => {
     if (event.type === "message.created") {
       const message = taskMessageSchema.safeParse(event.data);
-      if (!message.success || messages.querySelector(`[data-message-id="${CSS.escape(message.data.id)}"]`)) return;
-      messages.append(
-        h(
-          "li",
-          { class: "message", "data-message-id": message.data.id, "data-event-id": event.id ?? "" },
-          h("p", {}, message.data.text),
-          ...message.data.attachments.map((a) => attachmentLink(ctx, a)),
-          h("time", { class: "muted", datetime: message.data.createdAt }, new Date(message.data.createdAt).toLocaleTimeString()),
-        ),
-      );
+      if (message.success) addMessage(message.data, event.id);
     } else if (event.type === "task.updated") {
       const task = taskSchema.safeParse(event.data);
       if (task.success) showTask(task.data);
@@ -87,6 +112,7 @@ export const taskView: View = (ctx, root, params) => {
       stream = ctx.client.tasks.stream(taskId, {
         lastEventId: "0",
         onEvent,
+        onResync: () => void refetch(mine).catch((e: unknown) => ctx.showError(e)),
         onOpen: () => setLive("live", "live (SSE)"),
         onError: (error, fatal) => {
           setLive(fatal ? "closed" : "reconnecting", fatal ? "disconnected" : "reconnecting (SSE)…");
@@ -100,6 +126,7 @@ export const taskView: View = (ctx, root, params) => {
         onMessage: (message) => {
           if (message.type === "event") onEvent(message.event);
           else if (message.type === "subscribed") setLive("live", "live (WebSocket)");
+          else if (message.type === "error" && message.code === "resync") void refetch(mine).catch((e: unknown) => ctx.showError(e));
           else if (message.type === "error") ctx.showError(new ApiError(0, message.code as ClientErrorCode, message.message));
         },
         onClose: () => {
