@@ -1,4 +1,14 @@
-import { type PublicUser, type SessionResponse, type SignInBody, type SignUpBody, sessionResponse, signUpResponse } from "@app/contracts";
+import {
+  type PublicUser,
+  type SessionResponse,
+  type SignInBody,
+  type SignUpBody,
+  type SocialProviderInfo,
+  sessionResponse,
+  signInSocialResponse,
+  signUpResponse,
+  socialProvidersResponse,
+} from "@app/contracts";
 import { type AccountApi, accountApi } from "./account.js";
 import { ApiError, errorFromResponse } from "./errors.js";
 import { type Http, readJson } from "./http.js";
@@ -16,6 +26,15 @@ export interface SignedIn extends SessionResponse {
  */
 export type SignUpResult = ({ status: "signed_in" } & SignedIn) | { status: "verify_email"; user: PublicUser };
 
+/** What {@link AuthApi.signInSocial} sends: the provider and where identity sends the browser back. */
+export interface SignInSocialOptions {
+  provider: string;
+  /** Where the browser lands signed in (same origin as a trusted origin of the service). */
+  callbackURL: string;
+  /** Where it lands after a failure, with `?error=<code>` (docs/sign-in-providers.md). */
+  errorCallbackURL?: string;
+}
+
 /**
  * Sign-up, sign-in, session refresh and sign-out, following the contract's two-step login, and
  * the account lifecycle routes ({@link AccountApi}).
@@ -28,6 +47,14 @@ export interface AuthApi extends AccountApi {
   signUp(body: SignUpBody): Promise<SignUpResult>;
   /** Step 1 posts the credentials (cookie only, no JWT); step 2 awaits get-session and stores the JWT. */
   signIn(body: SignInBody): Promise<SignedIn>;
+  /** The sign-in providers the service offers (`GET /api/auth/providers`), for "Continue with …" buttons. */
+  providers(): Promise<SocialProviderInfo[]>;
+  /**
+   * Step 1 of a provider sign-in: starts the flow (identity sets its flow cookie) and returns the
+   * provider's authorization URL; the caller navigates the top-level window there. Back at
+   * `callbackURL`, {@link AuthApi.getSession} is step 2 and stores the JWT.
+   */
+  signInSocial(options: SignInSocialOptions): Promise<string>;
   /** get-session with the cookie: stores a fresh JWT; null (and the token removed) without a session. */
   getSession(): Promise<SignedIn | null>;
   /** Ends the cookie session and removes the stored JWT (which itself stays valid until it expires). */
@@ -72,6 +99,15 @@ export function authApi(http: Http): AuthApi {
     async signIn(body) {
       await readJson(await post("/sign-in/email", body), sessionResponse);
       return stepTwo();
+    },
+    async providers() {
+      const response = await http.identity("/providers", { headers: { accept: "application/json" } });
+      if (!response.ok) throw await errorFromResponse(response);
+      return readJson(response, socialProvidersResponse);
+    },
+    async signInSocial({ provider, callbackURL, errorCallbackURL }) {
+      const body = { provider, callbackURL, ...(errorCallbackURL ? { errorCallbackURL } : {}) };
+      return (await readJson(await post("/sign-in/social", body), signInSocialResponse)).url;
     },
     async getSession() {
       const { token, session } = await http.refresh();

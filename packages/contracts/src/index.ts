@@ -12,5 +12,6 @@ export * from "./mcp.js";
 export * from "./me.js";
 export * from "./pagination.js";
 export * from "./projects.js";
+export * from "./social.js";
 export * from "./tasks.js";
 export * from "./uploads.js";
