@@ -59,7 +59,7 @@ export const taskView: View = (ctx, root, params) => {
     live.dataset.state = state;
     live.textContent = text;
   };
-  const addMessage = (message: TaskMessageView, eventId?: string) => {
+  const addMessage = (message: TaskMessageView, eventId?: string | null) => {
     if (messages.querySelector(`[data-message-id="${CSS.escape(message.id)}"]`)) return;
     messages.append(
       h(
