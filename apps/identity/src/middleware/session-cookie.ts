@@ -1,4 +1,6 @@
+import { AppError } from "@app/http-kit";
 import type { CookieOptions, Request, Response } from "express";
+import type { ActiveSession, Sessions } from "../services/sessions.js";
 
 /** How the session cookie is written. */
 export interface CookieSettings {
@@ -27,4 +29,25 @@ export function clearSessionCookie(res: Response, settings: CookieSettings): voi
 export function readSessionCookie(req: Request, settings: CookieSettings): string | undefined {
   const value = (req.cookies as Record<string, unknown> | undefined)?.[settings.name];
   return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * The request's live session, or 401 `unauthorized` for routes that need one: a cookie that no
+ * longer names a session is cleared, and a session whose sliding expiry moved gets its cookie
+ * re-set (services/sessions.ts).
+ */
+export async function requireSession(
+  sessions: Pick<Sessions, "validate">,
+  settings: CookieSettings,
+  req: Request,
+  res: Response,
+): Promise<ActiveSession> {
+  const token = readSessionCookie(req, settings);
+  const active = await sessions.validate(token);
+  if (!active) {
+    if (token !== undefined) clearSessionCookie(res, settings);
+    throw new AppError("unauthorized", "no valid session: sign in first");
+  }
+  if (active.refreshed && token) setSessionCookie(res, settings, token, active.session.expiresAt);
+  return active;
 }

@@ -16,10 +16,9 @@ import {
 } from "@app/contracts";
 import { AppError, isAppError, parseOrThrow } from "@app/http-kit";
 import { type Request, type Response, Router } from "express";
-import { type CookieSettings, clearSessionCookie, readSessionCookie, setSessionCookie } from "../middleware/session-cookie.js";
+import { type CookieSettings, clearSessionCookie, requireSession } from "../middleware/session-cookie.js";
 import { withQuery } from "../services/callback-url.js";
 import type { IdentityService } from "../services/identity.js";
-import type { ActiveSession } from "../services/sessions.js";
 import { publicUser } from "./auth-routes.js";
 
 const STATUS: StatusResponse = { status: true };
@@ -33,17 +32,7 @@ const STATUS: StatusResponse = { status: true };
 export function accountRoutes(service: IdentityService, cookie: CookieSettings): Router {
   const router = Router();
 
-  /** The request's live session (its sliding expiry re-sets the cookie), or 401. */
-  const signedIn = async (req: Request, res: Response): Promise<ActiveSession> => {
-    const token = readSessionCookie(req, cookie);
-    const active = await service.sessions.validate(token);
-    if (!active) {
-      if (token !== undefined) clearSessionCookie(res, cookie);
-      throw new AppError("unauthorized", "no valid session: sign in first");
-    }
-    if (active.refreshed && token) setSessionCookie(res, cookie, token, active.session.expiresAt);
-    return active;
-  };
+  const signedIn = (req: Request, res: Response) => requireSession(service.sessions, cookie, req, res);
 
   router.post("/request-password-reset", async (req, res) => {
     await service.recovery.requestPasswordReset(parseOrThrow(requestPasswordResetBody, req.body));

@@ -1,7 +1,7 @@
 import { signInSocialBody, unlinkAccountBody } from "@app/contracts";
-import { AppError, parseOrThrow } from "@app/http-kit";
+import { parseOrThrow } from "@app/http-kit";
 import { type CookieOptions, type Request, type Response, Router } from "express";
-import { type CookieSettings, clearSessionCookie, readSessionCookie, setSessionCookie } from "../middleware/session-cookie.js";
+import { type CookieSettings, requireSession, setSessionCookie } from "../middleware/session-cookie.js";
 import type { IdentityService } from "../services/identity.js";
 import { FLOW_TTL_SECONDS } from "../services/oidc/flow-state.js";
 import type { Social } from "../services/oidc/index.js";
@@ -23,16 +23,7 @@ export function socialRoutes(service: IdentityService, { signIn: social, linked 
   const flowCookie = cookie.name.replace(/session_token$/, "oauth_flow");
   const flowOptions: CookieOptions = { httpOnly: true, sameSite: "lax", secure: cookie.secure, path: FLOW_COOKIE_PATH };
 
-  const signedIn = async (req: Request, res: Response) => {
-    const token = readSessionCookie(req, cookie);
-    const active = await service.sessions.validate(token);
-    if (!active) {
-      if (token !== undefined) clearSessionCookie(res, cookie);
-      throw new AppError("unauthorized", "no valid session: sign in first");
-    }
-    if (active.refreshed && token) setSessionCookie(res, cookie, token, active.session.expiresAt);
-    return active;
-  };
+  const signedIn = (req: Request, res: Response) => requireSession(service.sessions, cookie, req, res);
 
   router.get("/providers", (_req, res) => {
     res.status(200).json(social.list());
