@@ -53,8 +53,46 @@ export function sentenceFor(code: string): string {
   return SENTENCES[code] ?? GENERIC_SENTENCE;
 }
 
+/**
+ * What a person reads when sign-in with a provider came back with `?error=<code>`: identity's
+ * callback codes (docs/sign-in-providers.md), some of which share a name with a general code
+ * (`invalid_response`, `email_not_verified`) but mean something else here.
+ */
+const PROVIDER_SENTENCES: Record<string, string> = {
+  state_mismatch: "Signing in could not finish in this browser: it took too long, or began in another browser. Try again.",
+  access_denied: "Signing in was cancelled at the provider. Try again, or sign in with your email.",
+  invalid_grant: "The provider's sign-in expired before it could finish. Try again.",
+  invalid_response: "The provider's answer could not be trusted, so you were not signed in. Try again in a moment.",
+  provider_unavailable: "The provider cannot be reached right now. Try again in a moment, or sign in with your email.",
+  email_missing:
+    "The provider did not share an email address, and an account needs one. Allow it at the provider, or sign up with your email.",
+  email_not_verified:
+    "The provider does not confirm your email address, and this service needs a confirmed one. Confirm it there, or sign up with your email.",
+  account_not_linked:
+    "An account with this email already exists, and the provider does not confirm the address, so it was not linked. Sign in with your email and password instead.",
+  server_error: "Something went wrong on our side while signing you in. Try again in a moment.",
+  account_conflict: "Signing in happened twice at the same moment. Try again.",
+};
+
+/** Said for a provider's own refusal codes (`login_required`, `interaction_required`, …). */
+export const PROVIDER_GENERIC_SENTENCE = "Signing in with that provider did not work. Try again, or sign in with your email.";
+
+/** The sentence for a provider sign-in error code (never the code itself). */
+export function providerErrorSentence(code: string): string {
+  return Object.hasOwn(PROVIDER_SENTENCES, code) ? (PROVIDER_SENTENCES[code] as string) : PROVIDER_GENERIC_SENTENCE;
+}
+
+/** A provider sign-in that came back with `?error=<code>` (views/auth.ts). */
+export class ProviderSignInError extends Error {
+  override readonly name = "ProviderSignInError";
+  constructor(readonly code: string) {
+    super(`provider sign-in failed: ${code}`);
+  }
+}
+
 /** The sentence for anything thrown. */
 export function describeError(error: unknown): string {
+  if (error instanceof ProviderSignInError) return providerErrorSentence(error.code);
   if (error instanceof ApiError) return sentenceFor(error.code);
   return GENERIC_SENTENCE;
 }

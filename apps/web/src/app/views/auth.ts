@@ -1,8 +1,18 @@
 import { PASSWORD_MIN_LENGTH } from "@app/contracts";
 import type { AppContext, View } from "../context.js";
-import { field, h } from "../dom.js";
+import { field, h, replace } from "../dom.js";
 import { formSummary, labelled, onSubmit } from "../forms.js";
+import { ProviderSignInError } from "../messages.js";
 import { verifiedLanding } from "../verify-banner.js";
+
+/**
+ * How the page was reached back from a provider: identity redirects to `/?signedIn=<id>` or to
+ * `/?authError=1&error=<code>` (the URLs {@link providerButtons} sends). Read when this module
+ * loads, before main.ts takes the query out of the address bar; boot's `client.me()` then finds
+ * no JWT and awaits get-session, which stores it (the contract's step 2).
+ */
+const RETURN = new URLSearchParams(globalThis.location?.search ?? ""); // no `location` in unit tests (node)
+let providerError: string | null = RETURN.get("authError") === "1" ? (RETURN.get("error") ?? "server_error") : null;
 
 function input(name: string, type: string, autocomplete: string): HTMLInputElement {
   return h("input", { name, type, required: true, autocomplete });
@@ -63,6 +73,47 @@ function authForm(
 }
 
 /**
+ * Fills the `#auth-providers` slot with one "Continue with {name}" button per provider identity
+ * offers (`GET /api/auth/providers`); it stays hidden when there are none or the list fails. A
+ * click starts the flow (identity sets its flow cookie) and sends this window to the provider.
+ */
+function providerButtons(ctx: AppContext, slot: HTMLElement): void {
+  ctx.client.auth
+    .providers()
+    .then((providers) => {
+      if (!providers.length || !slot.isConnected) return;
+      const buttons = providers.map((provider) => {
+        const button = h(
+          "button",
+          { type: "button", class: "secondary provider-button", "data-provider": provider.id },
+          `Continue with ${provider.name}`,
+        );
+        button.addEventListener("click", () => {
+          button.disabled = true;
+          ctx.client.auth
+            .signInSocial({
+              provider: provider.id,
+              callbackURL: `${location.origin}/?signedIn=${encodeURIComponent(provider.id)}`,
+              errorCallbackURL: `${location.origin}/?authError=1`,
+            })
+            .then((url) => location.assign(url))
+            .catch((e: unknown) => {
+              button.disabled = false;
+              ctx.showError(e);
+            });
+        });
+        return button;
+      });
+      replace(slot, h("h2", { id: "auth-providers-title", class: "visually-hidden" }, "Sign in with a provider"), ...buttons);
+      slot.setAttribute("aria-labelledby", "auth-providers-title");
+      // The card's `display: flex` would override `hidden`: the slot becomes a card only when shown.
+      slot.className = "card inline providers";
+      slot.hidden = false;
+    })
+    .catch(() => undefined); // email sign-in still works; the buttons are an extra
+}
+
+/**
  * Sign in and sign up. Both resolve only after the client awaited get-session and stored the
  * JWT as `authToken` (the contract's two-step login); then the task list opens. A sign-up that
  * signed nobody in (the service requires a verified address) shows {@link checkInboxCard}. The forms are
@@ -108,7 +159,14 @@ export const authView: View = (ctx: AppContext, root) => {
     },
   );
   // Sign-in with other providers ("Continue with …" buttons) goes here, above both forms.
-  const providers = h("div", { id: "auth-providers", class: "providers", hidden: true });
+  const providers = h("section", { id: "auth-providers", class: "providers", hidden: true });
+  providerButtons(ctx, providers);
+  if (providerError) {
+    const code = providerError;
+    providerError = null;
+    // After boot's own landing message (main.ts), which knows only mailed links' errors.
+    queueMicrotask(() => ctx.showError(new ProviderSignInError(code)));
+  }
   root.append(h("h1", { class: "visually-hidden" }, "Welcome"), providers, h("div", { class: "columns" }, signIn, signUp));
   return undefined;
 };
