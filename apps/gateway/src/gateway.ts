@@ -4,6 +4,7 @@ import { AUTH_BASE_PATH, fail } from "@app/contracts";
 import { EDGE_LIMITS, isRefusedConnection, limitConnections, redactUrl, type ServerLimits, serverOptions } from "@app/http-kit";
 import { createProxyMiddleware, type RequestHandler } from "http-proxy-middleware";
 import type { Logger } from "pino";
+import { clientConnection, LINGER_LIMITS, type LingerLimits, lingerAfterResponse } from "./early-answer.js";
 
 /** Where the gateway sends traffic: one or more base URLs per upstream, used round robin. */
 export interface GatewayOptions {
@@ -17,6 +18,8 @@ export interface GatewayOptions {
    * {@link devMailUpstream}, so the route does not exist in production.
    */
   devMail?: string | undefined;
+  /** What is still read of a request body after its response (default {@link LINGER_LIMITS}). */
+  linger?: LingerLimits;
 }
 
 /**
@@ -77,6 +80,9 @@ function isAuthPath(url: string | undefined): boolean {
 }
 
 function unavailable(res: ServerResponse | Socket, logger: Logger, error: Error, req: IncomingMessage): void {
+  // An upstream that answered before reading the whole body closes its side; the error that
+  // follows (EPIPE while forwarding the rest) concerns a request already answered in full.
+  if ("writeHead" in res && res.writableFinished) return;
   logger.warn({ err: error.message, url: redactUrl(req.url) }, "upstream unreachable");
   if ("writeHead" in res) {
     if (!res.headersSent) {
@@ -93,6 +99,7 @@ function unavailable(res: ServerResponse | Socket, logger: Logger, error: Error,
  */
 export function createGateway(options: GatewayOptions): Server {
   const { logger } = options;
+  const linger = options.linger ?? LINGER_LIMITS;
   const pickIdentity = roundRobin(options.identity);
   const pickApi = roundRobin(options.api);
   const common = {
@@ -100,7 +107,10 @@ export function createGateway(options: GatewayOptions): Server {
     xfwd: true,
     ws: false, // upgrades are routed by hand below; true would let each proxy grab every upgrade
     proxyTimeout: 0,
-    on: { error: (err: Error, req: IncomingMessage, res: ServerResponse | Socket) => unavailable(res, logger, err, req) },
+    on: {
+      error: (err: Error, req: IncomingMessage, res: ServerResponse | Socket) => unavailable(res, logger, err, req),
+      proxyRes: (proxyRes: IncomingMessage, req: IncomingMessage) => clientConnection(proxyRes, req, linger),
+    },
   };
   const identity: RequestHandler = createProxyMiddleware({ ...common, target: options.identity[0], router: () => pickIdentity() });
   const api: RequestHandler = createProxyMiddleware({ ...common, target: options.api[0], router: () => pickApi() });
@@ -140,6 +150,7 @@ export function createGateway(options: GatewayOptions): Server {
       res.end(JSON.stringify(fail("not_found", `no route for ${req.method} ${url.split("?")[0]}`)));
       return;
     }
+    lingerAfterResponse(req, res, linger);
     void route(req, res, (error?: unknown) => {
       if (error) unavailable(res, logger, error as Error, req);
     });

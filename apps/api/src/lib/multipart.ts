@@ -77,6 +77,35 @@ export function isMultipart(req: Request): boolean {
   return Boolean(req.is("multipart/form-data"));
 }
 
+/** Time the client has to send the rest of a refused body before the answer goes out anyway. */
+const DRAIN_MS = 5_000;
+
+/**
+ * Reads and discards the rest of a refused request body, then resolves: when it ended, or at
+ * `maxMs` (then the answer carries `connection: close` and the rest is never read). Answering
+ * before the body is read makes the connection close (or reset) under a sender still writing:
+ * the gateway asks for `connection: close` (apps/gateway/src/gateway.ts), so Node closes the
+ * socket right after the answer, with the rest of the body unread, and the sender sees EPIPE
+ * instead of the answer. Discarded bytes take no memory; the time bound keeps a slow or endless
+ * body from holding the connection.
+ */
+function drainRest(req: Request, maxMs: number): Promise<void> {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      if (req.res && !req.res.headersSent) req.res.setHeader("connection", "close");
+      resolve();
+    }, maxMs);
+    const ended = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    req.once("end", ended);
+    req.once("close", ended);
+    req.resume();
+  });
+}
+
 /**
  * Streams a multipart/form-data body: each file goes straight to the store (hash and size counted
  * on the way). 415 for a non-multipart request or a disallowed file type, 413 for a file over the
@@ -117,7 +146,7 @@ export function receiveMultipart(req: Request, store: FileStore, limits: Multipa
       if (failed) return;
       failed = true;
       req.unpipe(parser);
-      req.resume(); // drain the rest so the error response can be read by the client
+      const drained = drainRest(req, DRAIN_MS);
       const closing: Promise<void>[] = [];
       for (const [source, { out, settle }] of active) {
         source.unpipe(out);
@@ -129,7 +158,7 @@ export function receiveMultipart(req: Request, store: FileStore, limits: Multipa
         settle();
       }
       active.clear();
-      void Promise.allSettled([...pending, ...closing])
+      void Promise.allSettled([...pending, ...closing, drained])
         .then(() => store.remove(written))
         .finally(() => reject(error));
     };
