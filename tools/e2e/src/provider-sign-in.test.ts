@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type E2eStack, openBrowser, pageFetch, STARTUP_MS, startE2eStack, storedToken, TEST_MS } from "./harness.js";
+import { type E2eStack, openBrowser, pageFetch, STARTUP_MS, startE2eStack, storedToken, TEST_MS, WAIT_MS } from "./harness.js";
 import { checkPage } from "./page-checks.js";
 
 /**
@@ -62,13 +62,20 @@ describe("sign-in with a provider, in Chromium, against the real stack and a rea
   });
 
   it("says what went wrong, in a sentence, when the provider sign-in comes back with an error", async () => {
-    await page.locator("#sign-out").click();
-    await page.locator("#signin-form").waitFor();
-    await page.goto(`${env.webUrl}/?authError=1&error=account_not_linked`);
-    const alert = page.getByRole("alert").filter({ hasText: "An account with this email already exists" });
-    await alert.waitFor();
-    expect(await alert.textContent()).not.toContain("account_not_linked");
-    expect(new URL(page.url()).search).toBe("");
+    // A browser with no session, as after a refused sign-in (identity sets no cookie then).
+    const context = await browser.newContext();
+    context.setDefaultTimeout(WAIT_MS);
+    try {
+      const fresh = await context.newPage();
+      await fresh.goto(`${env.webUrl}/?authError=1&error=account_not_linked`);
+      await fresh.locator("#signin-form").waitFor();
+      const alert = fresh.getByRole("alert").filter({ hasText: "An account with this email already exists" });
+      await alert.waitFor();
+      expect(await alert.textContent()).not.toContain("account_not_linked");
+      expect(new URL(fresh.url()).search).toBe("");
+    } finally {
+      await context.close();
+    }
     expect(problems).toEqual([]);
   });
 });
