@@ -203,6 +203,9 @@ async function boot(): Promise<void> {
   const landing = takeLanding();
   let problem: unknown;
   try {
+    // Back from a provider: the session cookie exists, the JWT not yet; the contract's step 2
+    // (get-session, awaited before any business call) stores it.
+    if (landing.provider) await client.auth.getSession();
     // With a stored JWT, or a still-valid session cookie (the client asks get-session on 401).
     const me: CurrentUser = await client.me();
     // get-session (GET, which leaves the JWT alone) tells whether the address is verified.

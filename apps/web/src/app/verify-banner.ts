@@ -1,6 +1,7 @@
 import { ApiError } from "@app/client";
 import type { AppContext } from "./context.js";
 import { h, replace } from "./dom.js";
+import { ProviderSignInError } from "./messages.js";
 
 /** Where identity's verification link lands: this app's origin with `?verified=1`. */
 export function verifiedLanding(): string {
@@ -34,10 +35,18 @@ export function renderVerifyBanner(ctx: AppContext, banner: HTMLElement): void {
   banner.hidden = false;
 }
 
-/** What a page reached from a mailed link says: identity's redirect carries `?verified=1`, `?email-changed=1` or `?error=`. */
-export function landingMessage(search: string): { notice?: string; error?: ApiError } {
+/**
+ * What a page reached from identity's redirect says. A mailed link carries `?verified=1`,
+ * `?email-changed=1` or `?error=`; a provider sign-in (views/auth.ts sends the URLs) comes back
+ * with `?signedIn=<provider>`, where the session cookie exists but no JWT yet, or with
+ * `?authError=1&error=<code>`.
+ */
+export function landingMessage(search: string): { notice?: string; error?: ApiError | ProviderSignInError; provider?: string } {
   const query = new URLSearchParams(search);
   const error = query.get("error");
+  if (query.get("authError") === "1") return { error: new ProviderSignInError(error ?? "server_error") };
+  const provider = query.get("signedIn");
+  if (provider) return { provider };
   if (error === "EMAIL_TAKEN") return { error: new ApiError(409, "email_taken", "the new address belongs to another account") };
   if (error) return { error: new ApiError(400, "invalid_token", "the link is invalid or has expired") };
   if (query.get("verified") === "1") return { notice: "Your email address is verified." };

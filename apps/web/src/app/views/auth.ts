@@ -2,17 +2,7 @@ import { PASSWORD_MIN_LENGTH } from "@app/contracts";
 import type { AppContext, View } from "../context.js";
 import { field, h, replace } from "../dom.js";
 import { formSummary, labelled, onSubmit } from "../forms.js";
-import { ProviderSignInError } from "../messages.js";
 import { verifiedLanding } from "../verify-banner.js";
-
-/**
- * How the page was reached back from a provider: identity redirects to `/?signedIn=<id>` or to
- * `/?authError=1&error=<code>` (the URLs {@link providerButtons} sends). Read when this module
- * loads, before main.ts takes the query out of the address bar; boot's `client.me()` then finds
- * no JWT and awaits get-session, which stores it (the contract's step 2).
- */
-const RETURN = new URLSearchParams(globalThis.location?.search ?? ""); // no `location` in unit tests (node)
-let providerError: string | null = RETURN.get("authError") === "1" ? (RETURN.get("error") ?? "server_error") : null;
 
 function input(name: string, type: string, autocomplete: string): HTMLInputElement {
   return h("input", { name, type, required: true, autocomplete });
@@ -161,12 +151,6 @@ export const authView: View = (ctx: AppContext, root) => {
   // Sign-in with other providers ("Continue with …" buttons) goes here, above both forms.
   const providers = h("section", { id: "auth-providers", class: "providers", hidden: true });
   providerButtons(ctx, providers);
-  if (providerError) {
-    const code = providerError;
-    providerError = null;
-    // After boot's own landing message (main.ts), which knows only mailed links' errors.
-    queueMicrotask(() => ctx.showError(new ProviderSignInError(code)));
-  }
   root.append(h("h1", { class: "visually-hidden" }, "Welcome"), providers, h("div", { class: "columns" }, signIn, signUp));
   return undefined;
 };
