@@ -95,14 +95,33 @@ export interface RunningStack {
 }
 
 /**
+ * Free ports for one launch, none handed out twice. A port `source` found is free only until
+ * someone binds it, and the next call can return it again while the service it was meant for is
+ * still starting. `reserved` ports (the fixed ones; 0 means none) are never handed out.
+ */
+export function distinctPorts(source: () => Promise<number>, reserved: number[] = []): () => Promise<number> {
+  const handedOut = new Set(reserved.filter((p) => p > 0));
+  return async () => {
+    for (;;) {
+      const candidate = await source();
+      if (!handedOut.has(candidate)) {
+        handedOut.add(candidate);
+        return candidate;
+      }
+    }
+  };
+}
+
+/**
  * Starts identity, API and gateway processes on one base URL: `/api/auth/*` to identity, the
  * rest of `/api/*` to the API; optionally the web app's static server on its own origin. Used by
  * `pnpm start` and by the end-to-end tests.
  */
 export async function launchStack(options: StackOptions): Promise<RunningStack> {
-  const port = options.port === 0 ? await freePort() : options.port;
+  const nextPort = distinctPorts(freePort, [options.port, options.web?.port ?? 0]);
+  const port = options.port === 0 ? await nextPort() : options.port;
   const baseUrl = options.baseUrl ?? `http://localhost:${port}`;
-  const webPort = options.web ? (options.web.port === 0 ? await freePort() : options.web.port) : undefined;
+  const webPort = options.web ? (options.web.port === 0 ? await nextPort() : options.web.port) : undefined;
   const webUrl = webPort === undefined ? undefined : `http://localhost:${webPort}`;
   const { AUTH_SECRET: _a, DATA_ENCRYPTION_KEY: _d, ...inherited } = process.env;
   const shared = {
@@ -176,7 +195,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
   try {
     const starting: Promise<void>[] = [];
     for (let i = 1; i <= (options.identityInstances ?? 1); i += 1) {
-      const p = await freePort();
+      const p = await nextPort();
       identityUrls.push(`http://127.0.0.1:${p}`);
       starting.push(
         start(
@@ -191,7 +210,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     // identity serves first.
     await Promise.all(starting);
     for (let i = 1; i <= (options.apiInstances ?? 1); i += 1) {
-      const p = await freePort();
+      const p = await nextPort();
       apiUrls.push(`http://127.0.0.1:${p}`);
       const identityUrl = identityUrls[(i - 1) % identityUrls.length] as string;
       starting.push(
