@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./paths.js";
 import { commandLine, isAlive } from "./pids.js";
 import { readStack } from "./stackfile.js";
-import { allGone, type StartedStack, startStack, stopSpawned, within } from "./stop-helpers.js";
+import { allGone, kill, type StartedStack, startStack, stopSpawned, within } from "./stop-helpers.js";
 
 // `pnpm start` under faults: a taken port, a crashed service, a stack left by a SIGKILLed launcher.
 let dataDir: string;
@@ -24,14 +24,6 @@ afterAll(async () => {
   for (const s of started) for (const pid of s.pids()) kill(pid, "SIGKILL");
   await rm(dataDir, { recursive: true, force: true });
 });
-
-function kill(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // gone
-  }
-}
 
 async function start(extra: Record<string, string> = {}) {
   const stack = await startStack(dataDir, extra);

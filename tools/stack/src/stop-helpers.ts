@@ -34,6 +34,15 @@ export async function stopSpawned(): Promise<void> {
   await within(10_000, () => [...spawned].every((p) => p.exitCode !== null || p.signalCode !== null));
 }
 
+/** Sends `signal` to `pid`, if it is still there. */
+export function kill(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone
+  }
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` until it is true; false after `ms`. */

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandLine, isAlive } from "./pids.js";
-import { allGone, type StartedStack, startStack, stopSpawned, within } from "./stop-helpers.js";
+import { allGone, kill, type StartedStack, startStack, stopSpawned, within } from "./stop-helpers.js";
 
 // Every way a developer, an IDE, a supervisor or `timeout` stops `pnpm start` stops the whole
 // stack (launcher, services, embedded PostgreSQL) and frees its ports within 10 s; a clean stop
@@ -19,14 +19,6 @@ afterAll(async () => {
   for (const s of started) for (const pid of s.pids()) kill(pid, "SIGKILL");
   await rm(dataDir, { recursive: true, force: true });
 });
-
-function kill(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // gone
-  }
-}
 
 async function run(stop: (s: StartedStack) => void) {
   const stack = await startStack(dataDir);
