@@ -1,9 +1,10 @@
 import { pipeline } from "node:stream/promises";
-import { idParams, UPLOAD_FILE_FIELD, uploadSchema } from "@app/contracts";
+import { idParams, pageQuery, UPLOAD_FILE_FIELD, uploadSchema } from "@app/contracts";
 import { AppError, parseOrThrow } from "@app/http-kit";
 import type { Authenticate } from "../entry/authenticate.js";
 import { requireAuth, streamAuth } from "../entry/stream-auth.js";
 import { receiveMultipart } from "../lib/multipart.js";
+import { pageResponse } from "../lib/pagination.js";
 import type { ApiRoutes } from "../lib/registry.js";
 import type { UploadsService } from "../services/uploads.js";
 
@@ -16,8 +17,9 @@ function contentDisposition(type: string, filename: string): string {
 
 /**
  * POST /api/uploads (multipart, the file in field `file`; 413 over the size limit, 415 for a
- * disallowed type or a non-multipart body; raw 201 body) and GET /api/uploads/:id (the bytes,
- * streamed to their owner only).
+ * disallowed type or a non-multipart body; raw 201 body), GET /api/uploads (the caller's own
+ * uploads, newest first, paged like every list), GET /api/uploads/:id (the bytes, streamed to
+ * their owner only) and DELETE /api/uploads/:id (the row and its bytes; 404 for anyone else's).
  */
 export function uploadRoutes(
   api: ApiRoutes,
@@ -48,6 +50,27 @@ export function uploadRoutes(
       }
       res.status(201).json(await deps.uploads.create(userId, file));
     },
+  );
+  api.json(
+    "get",
+    "/api/uploads",
+    {
+      tag: "uploads",
+      summary: "List your uploads (newest first; task message attachments are listed with their message)",
+      paginated: true,
+    },
+    {
+      auth: true,
+      query: pageQuery,
+      response: uploadSchema.array(),
+      handler: async (ctx) => pageResponse(await deps.uploads.list(ctx.userId, ctx.query), ctx),
+    },
+  );
+  api.json(
+    "delete",
+    "/api/uploads/:id",
+    { tag: "uploads", summary: "Delete an upload and its bytes (your own uploads only; 404 otherwise)" },
+    { auth: true, params: idParams, status: 204, handler: (ctx) => deps.uploads.remove(ctx.userId, ctx.params.id) },
   );
   api.raw(
     {

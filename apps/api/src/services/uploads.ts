@@ -1,7 +1,8 @@
 import type { ReadStream } from "node:fs";
-import type { UploadView } from "@app/contracts";
+import type { PageQuery, UploadView } from "@app/contracts";
 import type { Prisma, PrismaClient } from "@app/db";
 import type { ReceivedFile } from "../lib/multipart.js";
+import { keysetPage, type Page } from "../lib/pagination.js";
 import type { FileStore } from "./file-store.js";
 import { notFound } from "./refs.js";
 
@@ -23,7 +24,11 @@ export interface OpenedUpload {
   stream: ReadStream;
 }
 
-/** Uploaded files: rows in `upload`, bytes in the {@link FileStore}. Someone else's upload is "not found". */
+/**
+ * Uploaded files: rows in `upload`, bytes in the {@link FileStore}. Someone else's upload is "not found".
+ * The list and delete cover the files uploaded on their own (POST /api/uploads): an attachment
+ * belongs to its task message (services/tasks.ts) and is listed and kept with it.
+ */
 export class UploadsService {
   constructor(
     private readonly prisma: PrismaClient,
@@ -41,6 +46,28 @@ export class UploadsService {
       await this.store.remove([file.id]);
       throw error;
     }
+  }
+
+  /** The user's own uploads (not attached to a task message), newest first. */
+  async list(userId: string, query: PageQuery): Promise<Page<UploadView>> {
+    const page = await keysetPage(query, ({ take, before }) =>
+      this.prisma.upload.findMany({
+        where: { userId, taskMessageId: null, ...(before ? { id: { lt: before } } : {}) },
+        orderBy: { id: "desc" },
+        take,
+      }),
+    );
+    return { ...page, items: page.items.map(uploadView) };
+  }
+
+  /**
+   * Deletes one of the user's own uploads: the row first (it decides ownership), then its bytes, so
+   * a download that races the delete finds no row rather than a row without a file.
+   */
+  async remove(userId: string, id: string): Promise<void> {
+    const { count } = await this.prisma.upload.deleteMany({ where: { id, userId, taskMessageId: null } });
+    if (count === 0) throw notFound("upload");
+    await this.store.remove([id]);
   }
 
   /** Opens the user's upload for streaming. */
