@@ -104,18 +104,31 @@ type Stdout = ReturnType<typeof pino.destination>;
 let stdout: Stdout | undefined;
 
 /**
- * The one writer of stdout shared by every logger of the process: asynchronous, buffered up to
+ * The one writer of stdout shared by every logger of the process: buffered up to
  * {@link ACCESS_LOG_BUFFER_BYTES} (so one write(2) carries many access lines), flushed at least
- * every {@link ACCESS_LOG_FLUSH_MS} ms, and synchronously on process exit (pino registers that).
+ * every {@link ACCESS_LOG_FLUSH_MS} ms, and on process exit. Each write(2) is synchronous: an
+ * asynchronous one still in the thread pool when the process exits can land after the lines
+ * flushed at exit, or not at all (logger-stdout.test.ts), so shutdown lines would come out of
+ * order. A stdout that cannot keep up slows the process down instead of growing the buffer.
  */
 function stdoutWriter(): Stdout {
-  stdout ??= pino.destination({
+  if (stdout) return stdout;
+  const writer = pino.destination({
     dest: 1,
-    sync: false,
+    sync: true,
     minLength: ACCESS_LOG_BUFFER_BYTES,
     periodicFlush: ACCESS_LOG_FLUSH_MS,
   });
-  return stdout;
+  // pino flushes only asynchronous destinations at exit by itself.
+  process.on("exit", () => {
+    try {
+      writer.flushSync();
+    } catch {
+      // stdout is closed: nothing more can be written
+    }
+  });
+  stdout = writer;
+  return writer;
 }
 
 /**
