@@ -51,6 +51,12 @@ describe("upload file names", () => {
     ["arabic letter mark", "a\u061Cb.txt"],
     ["control character", "a\u0007b.txt"],
     ["C1 control character", "a\u0085b.txt"],
+    ["zero-width space", "invoice\u200B.txt"],
+    ["zero-width joiner", "a\u200Db.txt"],
+    ["word joiner", "a\u2060b.txt"],
+    ["zero-width no-break space", "\uFEFFa.txt"],
+    ["soft hyphen", "pay\u00ADpal.txt"],
+    ["tag character", "a\u{E0041}b.txt"],
   ])("refuses a name with a %s (400) and keeps nothing", async (_label, name) => {
     const u = await t.user();
     const before = await readdir(t.config.uploadDir);

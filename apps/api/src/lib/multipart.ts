@@ -51,6 +51,13 @@ export function isAllowedType(type: string, allowed: readonly string[]): boolean
  * they make `evil\u202Etxt.exe` display as `evilexe.txt`, so names holding them are refused.
  */
 const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/u;
+/**
+ * Invisible format characters (Unicode category Cf): zero-width space, joiners and non-joiners,
+ * word joiner, U+FEFF, soft hyphen, tag characters. They make two names that look the same
+ * differ (`invoice\u200B.pdf`), or carry hidden text, so names holding them are refused like
+ * control characters; this includes the joiners of emoji sequences and of Persian or Indic text.
+ */
+const INVISIBLE_FORMAT = /\p{Cf}/u;
 /** Control characters (C0, DEL, C1) and lone surrogates: never part of a real file name. */
 const CONTROL_CHARS = /[\p{Cc}\p{Cs}]/u;
 
@@ -58,6 +65,7 @@ const CONTROL_CHARS = /[\p{Cc}\p{Cs}]/u;
 export function filenameProblem(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   if (BIDI_CONTROLS.test(name)) return "file name contains a bidirectional control character";
+  if (INVISIBLE_FORMAT.test(name)) return "file name contains an invisible format character (such as a zero-width space)";
   if (CONTROL_CHARS.test(name)) return "file name contains a control character";
   return undefined;
 }
