@@ -3,43 +3,12 @@ import type { RequestHandler } from "express";
 import { type DestinationStream, type Level, type Logger, pino } from "pino";
 import { prettyFactory } from "pino-pretty";
 import { currentContext, type RequestContext, runWithContext } from "./context.js";
+import { redactUrl } from "./redact-url.js";
 
-/** Query parameters whose values never reach a log line. */
-const SECRET_NAMES = new Set([
-  "token",
-  "access_token",
-  "refresh_token",
-  "id_token",
-  "code",
-  "code_verifier",
-  "state",
-  "password",
-  "secret",
-]);
+export { redactUrl };
+
 /** A caller's `x-request-id` is kept only when it is this harmless. */
 const REQUEST_ID = /^[\w.-]{1,64}$/;
-
-/** Strips secret-bearing query parameters (the WebSocket `token`, OAuth codes) from a URL. */
-export function redactUrl(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  const q = url.indexOf("?");
-  if (q < 0) return url;
-  const hash = url.indexOf("#", q);
-  const query = url.slice(q + 1, hash < 0 ? undefined : hash);
-  // Names are compared decoded, so `%74oken=` or `TOKEN=` is redacted like `token=`.
-  const parts = query.split("&").map((part) => {
-    const eq = part.indexOf("=");
-    const rawName = eq < 0 ? part : part.slice(0, eq);
-    let name = rawName;
-    try {
-      name = decodeURIComponent(rawName.replaceAll("+", " "));
-    } catch {
-      // an undecodable name is compared as it is
-    }
-    return SECRET_NAMES.has(name.trim().toLowerCase()) ? `${rawName}=[REDACTED]` : part;
-  });
-  return `${url.slice(0, q)}?${parts.join("&")}`;
-}
 
 /** Paths pino censors in every record, wherever a caller logs a request, headers or a body. */
 const REDACT = [
