@@ -48,12 +48,20 @@ export class ApiError extends Error {
   readonly code: ClientErrorCode;
   /** Field problems of a `validation_failed` error. */
   readonly issues: FieldIssue[];
+  /** Seconds to wait before trying again, from the response's `Retry-After` (null without one). */
+  readonly retryAfter: number | null;
 
-  constructor(status: number, code: ClientErrorCode, message: string, options?: { issues?: FieldIssue[]; cause?: unknown }) {
+  constructor(
+    status: number,
+    code: ClientErrorCode,
+    message: string,
+    options?: { issues?: FieldIssue[]; cause?: unknown; retryAfter?: number | null },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.status = status;
     this.code = code;
     this.issues = options?.issues ?? [];
+    this.retryAfter = options?.retryAfter ?? null;
   }
 
   /** True for 401: no usable JWT (missing, expired, foreign, or every key invalidated). */
@@ -67,6 +75,20 @@ export function isUnauthorized(error: unknown): boolean {
   return error instanceof ApiError && error.unauthorized;
 }
 
+/**
+ * Seconds from a `Retry-After` header (RFC 9110: delta-seconds or an HTTP date), rounded up and at
+ * least 1; null when absent or unreadable. Cross-origin it is readable because the services list
+ * it in `Access-Control-Expose-Headers` (packages/http-kit/src/cors.ts).
+ */
+export function retryAfterSeconds(value: string | null, now: number = Date.now()): number | null {
+  const text = value?.trim();
+  if (!text) return null;
+  if (/^\d+$/.test(text)) return Math.max(1, Number(text));
+  // An HTTP date names its month ("Sun, 06 Nov 1994 08:49:37 GMT"); Date.parse alone accepts "-5".
+  const at = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(at) ? null : Math.max(1, Math.ceil((at - now) / 1000));
+}
+
 /** Reads an error response's envelope into an {@link ApiError} (the body is consumed). */
 export async function errorFromResponse(response: Response): Promise<ApiError> {
   const text = await response.text().catch(() => "");
@@ -76,17 +98,23 @@ export async function errorFromResponse(response: Response): Promise<ApiError> {
   } catch {
     json = undefined;
   }
+  const retryAfter = retryAfterSeconds(response.headers.get("retry-after"));
   const parsed = errorEnvelopeSchema.safeParse(json);
   if (parsed.success) {
     const { code, message, issues } = parsed.data.error;
-    return new ApiError(response.status, KNOWN.has(code) ? code : codeForStatus(response.status), message, issues ? { issues } : undefined);
+    return new ApiError(response.status, KNOWN.has(code) ? code : codeForStatus(response.status), message, {
+      ...(issues ? { issues } : {}),
+      retryAfter,
+    });
   }
   const other = otherCodeEnvelope.safeParse(json);
   if (other.success) {
     const { code, message, issues } = other.data.error;
-    return new ApiError(response.status, code, message, issues ? { issues } : undefined);
+    return new ApiError(response.status, code, message, { ...(issues ? { issues } : {}), retryAfter });
   }
-  return new ApiError(response.status, codeForStatus(response.status), `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}`);
+  return new ApiError(response.status, codeForStatus(response.status), `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}`, {
+    retryAfter,
+  });
 }
 
 /** Wraps a thrown fetch failure (network down, CORS refusal, abort) as an {@link ApiError}. */

@@ -96,8 +96,12 @@ export function tasksApi(http: Http): TasksApi {
 export interface UploadsApi {
   /** `POST /api/uploads` as multipart/form-data (field `file`). */
   create(file: FilePart): Promise<UploadView>;
+  /** One page of your own uploads, newest first (attachments are listed with their message). */
+  list(page?: PageRequest): Promise<Page<UploadView>>;
   /** The bytes of an upload (owner only). */
   download(uploadId: string): Promise<Blob>;
+  /** Deletes an upload and its bytes (204); another user's or an unknown id is a 404 {@link ApiError}. */
+  remove(uploadId: string): Promise<void>;
 }
 
 /** Builds the {@link UploadsApi}. */
@@ -108,7 +112,12 @@ export function uploadsApi(http: Http): UploadsApi {
       form.append(UPLOAD_FILE_FIELD, part.blob, filename(part));
       return http.raw(uploadSchema, "/api/uploads", { method: "POST", body: form });
     },
+    list: (page) => list(http, uploadSchema, "/api/uploads", page),
     download: async (uploadId) => (await http.sendOk(`/api/uploads/${id(uploadId)}`)).blob(),
+    remove: async (uploadId) => {
+      const response = await http.sendOk(`/api/uploads/${id(uploadId)}`, { method: "DELETE" });
+      await response.body?.cancel().catch(() => undefined);
+    },
   };
 }
 
