@@ -18,6 +18,14 @@ describe("error sentences", () => {
     expect(describeError(new ApiError(429, "rate_limited", "rate limit: 10/min"))).toBe("Too many attempts. Wait a moment and try again.");
   });
 
+  it("says how long to wait after a 429 with Retry-After", () => {
+    const limited = (retryAfter: number) => new ApiError(429, "rate_limited", "slow down", { retryAfter });
+    expect(describeError(limited(42))).toBe("Too many attempts. Try again in 42 seconds.");
+    expect(describeError(limited(1))).toBe("Too many attempts. Try again in 1 second.");
+    expect(describeError(limited(900))).toBe("Too many attempts. Try again in 15 minutes.");
+    expect(describeError(limited(121))).toBe("Too many attempts. Try again in 3 minutes.");
+  });
+
   it("keeps the service's own field sentences and rewrites zod's default wording", () => {
     expect(issueSentence({ path: "password", message: "password must be at least 8 characters" })).toBe(
       "password must be at least 8 characters",

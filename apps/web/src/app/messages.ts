@@ -90,9 +90,22 @@ export class ProviderSignInError extends Error {
   }
 }
 
-/** The sentence for anything thrown. */
+/** How long to wait, in words: seconds up to two minutes, then whole minutes (rounded up). */
+export function waitWords(seconds: number): string {
+  if (seconds <= 1) return "1 second";
+  if (seconds < 120) return `${seconds} seconds`;
+  return `${Math.ceil(seconds / 60)} minutes`;
+}
+
+/**
+ * The sentence for anything thrown. A 429 names the wait its `Retry-After` gives (the client reads
+ * it into `retryAfter`, packages/client/src/errors.ts), so a person knows when to try again.
+ */
 export function describeError(error: unknown): string {
   if (error instanceof ProviderSignInError) return providerErrorSentence(error.code);
+  if (error instanceof ApiError && error.code === "rate_limited" && error.retryAfter) {
+    return `Too many attempts. Try again in ${waitWords(error.retryAfter)}.`;
+  }
   if (error instanceof ApiError) return sentenceFor(error.code);
   return GENERIC_SENTENCE;
 }
