@@ -72,3 +72,34 @@ describe("look-alike emails", () => {
     await refused("ann@[127.0.0.1]", /domain is not valid/);
   });
 });
+
+describe("names", () => {
+  it.each([
+    ["right-to-left override", "Bob\u202enimda"],
+    ["left-to-right embedding", "\u202aBob"],
+    ["right-to-left isolate", "Bob\u2067x"],
+    ["right-to-left mark", "Bob\u200f"],
+    ["Arabic letter mark", "Bob\u061c"],
+    ["a tab", "Bob\tSmith"],
+  ])("refuses bidi and other control characters (%s) with a 400 on the name field", async (_label, name) => {
+    const res = await request(kit.app)
+      .post(SIGN_UP)
+      .send({ email: `bidi-${Date.now()}@example.com`, password: PASSWORD, name });
+    expect(res.status).toBe(400);
+    expect(res.body.error.issues).toEqual([{ path: "name", message: "name contains control characters" }]);
+    const { cookie } = await signUp(kit.app);
+    const update = await request(kit.app).post("/api/auth/update-user").set("cookie", cookie).send({ name });
+    expect(update.status).toBe(400);
+  });
+
+  it("keeps names with joiners (emoji sequences) and trims surrounding white space", async () => {
+    const { cookie } = await signUp(kit.app);
+    const family = "\u{1F468}\u200d\u{1F469}\u200d\u{1F467} Family";
+    const res = await request(kit.app)
+      .post("/api/auth/update-user")
+      .set("cookie", cookie)
+      .send({ name: `${family}\n` })
+      .expect(200);
+    expect(res.body.user.name).toBe(family);
+  });
+});

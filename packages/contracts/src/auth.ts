@@ -107,8 +107,19 @@ export const passwordSchema = cleanString("password")
   .min(PASSWORD_MIN_LENGTH, `password must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH, `password must be at most ${PASSWORD_MAX_LENGTH} characters`);
 
+/**
+ * Control characters and the bidi controls (embeddings, overrides, isolates, marks): in a name
+ * they make the text render other than it is stored ("Bob\u202Enimda" shows as "Bobadmin"), so a
+ * name holding one is refused after trimming.
+ */
+const NAME_CONTROLS = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+
 /** A user's display name. */
-export const nameSchema = cleanString("name").trim().min(1, "name is required").max(200, "name is too long");
+export const nameSchema = cleanString("name")
+  .trim()
+  .min(1, "name is required")
+  .max(200, "name is too long")
+  .refine((value) => !NAME_CONTROLS.test(value), "name contains control characters");
 
 /** A profile image: an http(s) URL or a data: URL of a small image. */
 export const imageSchema = cleanString("image")
