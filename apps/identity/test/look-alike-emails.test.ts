@@ -70,6 +70,19 @@ describe("look-alike emails", () => {
   it("refuses a domain that is not a host name", async () => {
     await refused("ann@exa mple.com", /domain is not valid/);
     await refused("ann@[127.0.0.1]", /domain is not valid/);
+    await refused("ann@example..com", /domain is not valid/);
+    await refused("ann@example.com..", /domain is not valid/);
+  });
+
+  it("reads a trailing dot (the fully qualified domain) as the same address", async () => {
+    const { user } = await signUp(kit.app, { email: "target@example.com", password: PASSWORD });
+    for (const email of ["target@example.com.", "TARGET@Example.COM.", "target@example\u3002com\u3002"]) {
+      const dup = await request(kit.app).post(SIGN_UP).send({ email, password: PASSWORD, name: "Dot" });
+      expect(dup.status).toBe(409);
+      const signedIn = await request(kit.app).post(SIGN_IN).send({ email, password: PASSWORD }).expect(200);
+      expect(signedIn.body.user.id).toBe(user.id);
+    }
+    expect(await kit.db.prisma.user.count({ where: { email: { startsWith: "target@" } } })).toBe(1);
   });
 });
 

@@ -55,11 +55,17 @@ function scriptsOf(text: string): Set<string> {
  */
 const WhatwgUrl = (globalThis as unknown as { URL: new (input: string) => { hostname: string } }).URL;
 
-/** The domain in IDNA ASCII form (WHATWG URL host parsing, as node's `url.domainToASCII`), or undefined. */
+/**
+ * The domain in IDNA ASCII form (WHATWG URL host parsing, as node's `url.domainToASCII`), or
+ * undefined. One trailing dot is dropped: `example.com.` is the fully qualified spelling of
+ * `example.com` (DNS delivers both to one mailbox), so both must name one account; an empty
+ * label (`example..com`, a second trailing dot) is not a host name.
+ */
 function domainToAscii(domain: string): string | undefined {
   if (!domain || /[\s/\\?#@:%[\]]/u.test(domain)) return undefined;
   try {
-    return new WhatwgUrl(`http://${domain}`).hostname || undefined;
+    const host = new WhatwgUrl(`http://${domain}`).hostname.replace(/\.$/, "");
+    return host.split(".").every((label) => label.length > 0) ? host : undefined;
   } catch {
     return undefined;
   }
