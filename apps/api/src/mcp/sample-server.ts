@@ -3,6 +3,9 @@
  * HTTP (stateless, one server per request), protected by the SDK's own OAuth authorization server
  * (`mcpAuthRouter`: RFC 8414 metadata, RFC 9728 protected resource metadata, RFC 7591 dynamic
  * registration, PKCE) with an in-memory provider that approves every authorization at once.
+ * Tokens are audience-bound (RFC 8707): each carries the resource it was authorized for (the MCP
+ * endpoint when the client named none), and the MCP endpoint refuses a token for any other
+ * resource through the SDK's own check (`expectedResource` of its bearer middleware).
  * Knobs let a test expire or revoke tokens and make the metadata lie.
  */
 import { randomUUID } from "node:crypto";
@@ -10,7 +13,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import type { OAuthRegisteredClientsStore } from "@modelcontextprotocol/sdk/server/auth/clients.js";
-import { InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import { InvalidGrantError, InvalidTargetError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { AuthorizationParams, OAuthServerProvider } from "@modelcontextprotocol/sdk/server/auth/provider.js";
 import { createOAuthMetadata, getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
@@ -25,12 +28,17 @@ import { z } from "zod";
  * field to Express's Request that clashes with the API's own (src/entry/json-route.ts).
  */
 const BEARER_MODULE = "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-type RequireBearerAuth = (options: { verifier: OAuthServerProvider; resourceMetadataUrl?: string }) => RequestHandler;
+type RequireBearerAuth = (options: {
+  verifier: OAuthServerProvider;
+  resourceMetadataUrl?: string;
+  expectedResource?: URL;
+}) => RequestHandler;
 
 interface Grant {
   clientId: string;
   scopes: string[];
-  resource: string | undefined;
+  /** The audience of the tokens of this grant (RFC 8707 resource indicator). */
+  resource: string;
 }
 
 /** The in-memory authorization server: every authorization is approved on the spot. */
@@ -44,6 +52,9 @@ export class AutoApproveProvider implements OAuthServerProvider {
   /** What the authorization requests asked for (`resource`, RFC 8707). */
   readonly authorizations: AuthorizationParams[] = [];
   readonly counts = { registrations: 0, refreshes: 0, exchanges: 0 };
+
+  /** @param resource The audience of a token whose authorization named no resource: the MCP endpoint. */
+  constructor(readonly resource: string) {}
 
   get clientsStore(): OAuthRegisteredClientsStore {
     return {
@@ -63,7 +74,7 @@ export class AutoApproveProvider implements OAuthServerProvider {
     this.codes.set(code, {
       clientId: client.client_id,
       scopes: params.scopes ?? [],
-      resource: params.resource?.href,
+      resource: params.resource?.href ?? this.resource,
       challenge: params.codeChallenge,
     });
     const back = new URL(params.redirectUri);
@@ -78,17 +89,31 @@ export class AutoApproveProvider implements OAuthServerProvider {
     return grant.challenge;
   }
 
-  async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<OAuthTokens> {
+  async exchangeAuthorizationCode(
+    client: OAuthClientInformationFull,
+    code: string,
+    _verifier?: string,
+    _redirectUri?: string,
+    resource?: URL,
+  ): Promise<OAuthTokens> {
     const grant = this.codes.get(code);
     if (!grant || grant.clientId !== client.client_id) throw new InvalidGrantError("unknown authorization code");
+    // RFC 8707 §2.2: the token request may narrow the audience, never change it.
+    if (resource && resource.href !== grant.resource) throw new InvalidTargetError("resource differs from the authorized one");
     this.codes.delete(code);
     this.counts.exchanges += 1;
     return this.#issue(grant);
   }
 
-  async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string): Promise<OAuthTokens> {
+  async exchangeRefreshToken(
+    client: OAuthClientInformationFull,
+    refreshToken: string,
+    _scopes?: string[],
+    resource?: URL,
+  ): Promise<OAuthTokens> {
     const grant = this.refreshTokens.get(refreshToken);
     if (!grant || grant.clientId !== client.client_id) throw new InvalidGrantError("refresh token revoked");
+    if (resource && resource.href !== grant.resource) throw new InvalidTargetError("resource differs from the authorized one");
     this.refreshTokens.delete(refreshToken);
     this.counts.refreshes += 1;
     return this.#issue(grant);
@@ -97,7 +122,13 @@ export class AutoApproveProvider implements OAuthServerProvider {
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const grant = this.accessTokens.get(token);
     if (!grant) throw new InvalidTokenError("unknown or revoked access token");
-    return { token, clientId: grant.clientId, scopes: grant.scopes, expiresAt: Math.floor(grant.expiresAt / 1000) };
+    return {
+      token,
+      clientId: grant.clientId,
+      scopes: grant.scopes,
+      expiresAt: Math.floor(grant.expiresAt / 1000),
+      resource: new URL(grant.resource),
+    };
   }
 
   /** Every access token stops working at once (as if expired early): the client must refresh. */
@@ -181,7 +212,7 @@ export async function startMcpServer(options: McpServerFixtureOptions = {}): Pro
   const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const mcpUrl = new URL(`${origin}/mcp`);
   const issuerUrl = new URL(`${origin}/`);
-  const provider = new AutoApproveProvider();
+  const provider = new AutoApproveProvider(mcpUrl.href);
   const calls: string[] = [];
   const noLimit = { rateLimit: false as const };
 
@@ -217,6 +248,7 @@ export async function startMcpServer(options: McpServerFixtureOptions = {}): Pro
     ? (_req, _res, next) => next()
     : requireBearerAuth({
         verifier: provider,
+        expectedResource: mcpUrl,
         ...(advertise ? { resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) } : {}),
       });
   app.post("/mcp", bearer, express.json(), async (req, res) => {
