@@ -41,7 +41,10 @@ export interface AccountApi {
   changePassword(body: ChangePasswordBody): Promise<{ token: string | null; user: { id: string } }>;
   /** Mails a link to the new address; the change happens when it is opened. */
   changeEmail(body: ChangeEmailBody): Promise<StatusResponse>;
-  /** Updates the name (or image); answers the updated user. */
+  /**
+   * Updates the name (or image); answers the updated user. The JWT is a snapshot of the name, so a
+   * fresh one is fetched at once.
+   */
   updateUser(body: UpdateUserBody): Promise<PublicUser>;
   /** The signed-in user's sessions, the current one marked `current`. */
   listSessions(): Promise<ListedSession[]>;
@@ -72,7 +75,13 @@ export function accountApi(http: Http): AccountApi {
         ? { method: GET.has(path) ? "GET" : "POST", headers: { accept: "application/json" } }
         : { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) },
     );
-    if (!response.ok) throw await errorFromResponse(response);
+    if (!response.ok) {
+      const error = await errorFromResponse(response);
+      // These routes answer `unauthorized` only when the cookie session is gone (a wrong password
+      // is `invalid_password`, a bad link `invalid_token`): this client's session is over too.
+      if (error.status === 401 && error.code === "unauthorized") http.endSession();
+      throw error;
+    }
     return readJson(response, schema);
   };
   return {
@@ -81,7 +90,12 @@ export function accountApi(http: Http): AccountApi {
     sendVerificationEmail: (body) => call(statusResponse, "/send-verification-email", body),
     changePassword: (body) => call(changePasswordResponse, "/change-password", body),
     changeEmail: (body) => call(statusResponse, "/change-email", body),
-    updateUser: async (body) => (await call(updateUserResponse, "/update-user", body)).user,
+    updateUser: async (body) => {
+      const { user } = await call(updateUserResponse, "/update-user", body);
+      // If identity does not answer this time, the next session check (watchSession) brings the token.
+      await http.refresh().catch(() => undefined);
+      return user;
+    },
     listSessions: () => call(listSessionsResponse, "/list-sessions"),
     revokeSession: (body) => call(statusResponse, "/revoke-session", body),
     // better-auth's client posts an empty JSON object here; the route takes no body.

@@ -12,6 +12,7 @@ import {
 import { type AccountApi, accountApi } from "./account.js";
 import { ApiError, errorFromResponse } from "./errors.js";
 import { type Http, readJson } from "./http.js";
+import { checkSession, type SessionCheck, type WatchSessionOptions, watchSession } from "./session.js";
 
 /** A signed-in session: the identity's answer and the JWT now stored as `authToken`. */
 export interface SignedIn extends SessionResponse {
@@ -57,6 +58,18 @@ export interface AuthApi extends AccountApi {
   signInSocial(options: SignInSocialOptions): Promise<string>;
   /** get-session with the cookie: stores a fresh JWT; null (and the token removed) without a session. */
   getSession(): Promise<SignedIn | null>;
+  /**
+   * Asks get-session once whether the cookie session still holds (storing a fresh JWT when it
+   * does). `signed_out` only on a definite answer, with the JWT dropped and streams and sockets
+   * closed; `unknown` when identity did not answer, with nothing changed.
+   */
+  checkSession(): Promise<SessionCheck>;
+  /**
+   * Treats the cookie session as the truth for this client: checks at once, every `intervalMs`
+   * (default 60 s) and when the window regains focus, and calls `onSignedOut` when the session is
+   * over (ended elsewhere, or a call found it gone). Returns the function that stops the watch.
+   */
+  watchSession(options: WatchSessionOptions): () => void;
   /** Ends the cookie session and removes the stored JWT (which itself stays valid until it expires). */
   signOut(): Promise<void>;
   /** The stored JWT, or null. */
@@ -113,6 +126,8 @@ export function authApi(http: Http): AuthApi {
       const { token, session } = await http.refresh();
       return session && token ? { ...session, token } : null;
     },
+    checkSession: () => checkSession(http),
+    watchSession: (options) => watchSession(http, options),
     async signOut() {
       try {
         const response = await http.identity("/sign-out", { method: "POST", headers: { accept: "application/json" } });

@@ -17,6 +17,9 @@ export interface RefreshResult {
   session: SessionResponse | null;
 }
 
+/** The user of the cookie session, as get-session last answered. */
+export type SessionUser = SessionResponse["user"];
+
 /**
  * The transport: identity calls with the session cookie (`credentials: "include"`), business
  * calls with `Authorization: Bearer <authToken>` (never the cookie). A business call that
@@ -28,11 +31,59 @@ export class Http {
   readonly tokens: TokenStore;
   readonly #fetch: FetchLike;
   #refreshing: Promise<RefreshResult> | undefined;
+  #user: SessionUser | undefined;
+  readonly #live = new Set<() => void>();
+  readonly #ended = new Set<() => void>();
 
   constructor(options: { baseUrl: string; tokens: TokenStore; fetch: FetchLike }) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.tokens = options.tokens;
     this.#fetch = options.fetch;
+    // Without a JWT no stream or socket of this client may go on: whoever dropped it (sign-out,
+    // deletion, an ended session), they close with it.
+    this.tokens.subscribe((token) => {
+      if (token) return;
+      this.#user = undefined;
+      this.closeLive();
+    });
+  }
+
+  /** The session's user as the last get-session answered; undefined before one and once the JWT is dropped. */
+  get user(): SessionUser | undefined {
+    return this.#user;
+  }
+
+  /** Registers the close of a live stream or socket, run when the JWT is dropped; returns the unregister. */
+  track(close: () => void): () => void {
+    this.#live.add(close);
+    return () => void this.#live.delete(close);
+  }
+
+  /** Closes every registered stream and socket. */
+  closeLive(): void {
+    const all = [...this.#live];
+    this.#live.clear();
+    for (const close of all) close();
+  }
+
+  /** Subscribes to {@link endSession}'s news; returns the unsubscribe function. */
+  onSessionEnded(listener: () => void): () => void {
+    this.#ended.add(listener);
+    return () => void this.#ended.delete(listener);
+  }
+
+  /**
+   * The cookie session is over (get-session found none, identity refused the cookie, or the
+   * cookie now belongs to another user): drops the JWT, closes every stream and socket, and tells
+   * the listeners when this client was signed in. The JWT itself stays valid until it expires
+   * (docs/accounts.md, "What a JWT keeps"); the client just stops using it.
+   */
+  endSession(): void {
+    const wasSignedIn = this.tokens.get() !== null || this.#user !== undefined;
+    this.#user = undefined;
+    this.tokens.set(null);
+    this.closeLive();
+    if (wasSignedIn) for (const listener of [...this.#ended]) listener();
   }
 
   /** Absolute URL of a path on the service. */
@@ -56,8 +107,8 @@ export class Http {
 
   /**
    * Step 2 of the login: POST get-session with the cookie, awaited; stores the JWT from
-   * `set-auth-jwt`. With no session (401) the stored JWT is removed and the result is empty.
-   * Concurrent callers share one request.
+   * `set-auth-jwt` and remembers the session's user. With no session (401) the session is over
+   * ({@link endSession}) and the result is empty. Concurrent callers share one request.
    */
   refresh(): Promise<RefreshResult> {
     this.#refreshing ??= this.#doRefresh().finally(() => {
@@ -70,7 +121,7 @@ export class Http {
     const response = await this.identity("/get-session", { method: "POST", headers: { accept: "application/json" } });
     if (response.status === 401) {
       await response.body?.cancel().catch(() => undefined);
-      this.tokens.set(null);
+      this.endSession();
       return { token: null, session: null };
     }
     if (!response.ok) throw await errorFromResponse(response);
@@ -78,6 +129,7 @@ export class Http {
     // Cross-origin, the header is readable only if the service lists it in its exposed CORS headers.
     const token = response.headers.get(SET_AUTH_JWT_HEADER);
     this.tokens.set(token);
+    if (token) this.#user = session.user;
     return { token, session };
   }
 
@@ -99,7 +151,7 @@ export class Http {
     if (!token) return first;
     await first.body?.cancel().catch(() => undefined);
     const second = await attempt(token);
-    if (second.status === 401) this.tokens.set(null);
+    if (second.status === 401) this.endSession();
     return second;
   }
 

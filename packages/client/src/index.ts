@@ -6,6 +6,12 @@ export { ApiError, type ClientErrorCode, type ClientOnlyCode, isUnauthorized } f
 export type { FetchLike } from "./http.js";
 export type { AgentsApi, ChatsApi, CrudApi, McpServersApi, ProjectsApi } from "./products.js";
 export type { AdminApi, FilePart, Page, PageRequest, TasksApi, UploadsApi } from "./resources.js";
+export {
+  DEFAULT_SESSION_RECHECK_MS,
+  type SessionCheck,
+  type SessionEventTarget,
+  type WatchSessionOptions,
+} from "./session.js";
 export { readSse, type SseEvent, SseParser } from "./sse.js";
 export { defaultStorage, memoryStorage, type TokenStorage } from "./storage.js";
 export type { GenerateEvent, TaskStream, TaskStreamOptions } from "./streams.js";

@@ -54,7 +54,8 @@ export interface TaskStream {
  * Follows `GET /api/tasks/:id/stream` over `fetch` with the bearer JWT. When the connection
  * drops (or the server says `shutdown`), it reconnects with `Last-Event-ID` so no event is lost
  * or repeated, waiting a capped exponential delay with jitter ({@link backoffDelay}) that starts
- * over once a connection opens. 4xx answers (after the one get-session retry on 401) end it.
+ * over once a connection opens. 4xx answers (after the one get-session retry on 401) end it, and
+ * so does the end of the session (the JWT dropped, see Http.track).
  */
 export function openTaskStream(http: Http, taskId: string, options: TaskStreamOptions): TaskStream {
   const controller = new AbortController();
@@ -106,7 +107,11 @@ export function openTaskStream(http: Http, taskId: string, options: TaskStreamOp
     }
     return undefined;
   };
-  const done = run().finally(() => controller.abort());
+  const untrack = http.track(() => controller.abort());
+  const done = run().finally(() => {
+    untrack();
+    controller.abort();
+  });
   return {
     get lastEventId() {
       return lastEventId;
@@ -127,11 +132,26 @@ export type GenerateEvent =
  * request (400, 401 after the retry, 503) throws {@link ApiError} before the first event.
  */
 export async function* generateStream(http: Http, body: GenerateBody, signal?: AbortSignal): AsyncGenerator<GenerateEvent> {
+  // Its own controller, so the end of the session (Http.track) stops it like the caller's signal.
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  if (signal?.aborted) abort();
+  signal?.addEventListener("abort", abort, { once: true });
+  const untrack = http.track(abort);
+  try {
+    yield* generateEvents(http, body, controller.signal);
+  } finally {
+    untrack();
+    signal?.removeEventListener("abort", abort);
+  }
+}
+
+async function* generateEvents(http: Http, body: GenerateBody, signal: AbortSignal): AsyncGenerator<GenerateEvent> {
   const response = await http.send("/api/generate/stream", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
     body: JSON.stringify(body),
-    ...(signal ? { signal } : {}),
+    signal,
   });
   if (!response.ok) throw await errorFromResponse(response);
   if (!response.body) throw new ApiError(response.status, "invalid_response", "the generation stream has no body");

@@ -117,7 +117,8 @@ async function openAuthenticated(
  * refreshed the JWT; if that fails too, the promise rejects with a 401 {@link ApiError}.
  * When an open connection drops, it reconnects after a capped exponential delay with jitter
  * ({@link backoffDelay}) and subscribes again to every task from the last event id it received,
- * so the server replays exactly the events that were missed. A refused JWT ends it (`onClose`).
+ * so the server replays exactly the events that were missed. A refused JWT ends it (`onClose`),
+ * and so does the end of the session (the JWT dropped, see Http.track).
  */
 export async function connectTaskSocket(http: Http, factory: WebSocketFactory, options: TaskSocketOptions): Promise<TaskSocket> {
   const subscriptions = new Map<string, string | undefined>();
@@ -136,6 +137,7 @@ export async function connectTaskSocket(http: Http, factory: WebSocketFactory, o
   const resubscribe = () => {
     for (const [taskId, lastEventId] of subscriptions) send({ type: "subscribe", taskId, ...(lastEventId ? { lastEventId } : {}) });
   };
+  let untrack = () => {};
   const reconnect = async (code: number, reason: string): Promise<void> => {
     for (let attempt = 0; !closed; attempt += 1) {
       const delay = backoffDelay(attempt, options.reconnect || {});
@@ -156,6 +158,7 @@ export async function connectTaskSocket(http: Http, factory: WebSocketFactory, o
     }
     if (!closed) {
       closed = true;
+      untrack();
       options.onClose?.(code, reason);
     }
   };
@@ -163,6 +166,7 @@ export async function connectTaskSocket(http: Http, factory: WebSocketFactory, o
     if (closed) return;
     if (options.reconnect === false) {
       closed = true;
+      untrack();
       options.onClose?.(code, reason);
       return;
     }
@@ -170,7 +174,7 @@ export async function connectTaskSocket(http: Http, factory: WebSocketFactory, o
   }
   const first = await openAuthenticated(http, factory, onMessage, onDrop);
   current = first.socket;
-  return {
+  const socket: TaskSocket = {
     userId: first.userId,
     subscribe: (taskId, lastEventId) => {
       subscriptions.set(taskId, lastEventId);
@@ -185,9 +189,13 @@ export async function connectTaskSocket(http: Http, factory: WebSocketFactory, o
     close: () => {
       if (closed) return;
       closed = true;
+      untrack();
       stopped.abort();
       current.close(1000, "client closed");
       options.onClose?.(1000, "client closed");
     },
   };
+  // The end of the session (the JWT dropped) closes the socket like close() does.
+  untrack = http.track(socket.close);
+  return socket;
 }
