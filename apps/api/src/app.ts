@@ -148,6 +148,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   const roles = new RolesService(prisma);
   const policy = new OutboundUrlPolicy({
     allowPrivate: config.mcpAllowPrivateUrls,
+    allowPrivateOrigins: config.mcpAllowPrivateOrigins,
     ...(deps.resolveHost ? { resolveAll: deps.resolveHost } : {}),
   });
   const mcpServers = new McpServersService(prisma, box, policy);

@@ -59,6 +59,26 @@ describe("api config", () => {
     ).toThrow(/MCP_ALLOW_PRIVATE_URLS/);
   });
 
+  it("reads MCP_ALLOW_PRIVATE_ORIGINS as origins, refuses anything else, and refuses it in production", () => {
+    const db = { DATABASE_URL: "postgresql://x/y" };
+    expect(testConfig(db).mcpAllowPrivateOrigins).toEqual([]);
+    expect(testConfig({ ...db, MCP_ALLOW_PRIVATE_ORIGINS: "http://127.0.0.1:3920, http://LOCALHOST:80" }).mcpAllowPrivateOrigins).toEqual([
+      "http://127.0.0.1:3920",
+      "http://localhost",
+    ]);
+    expect(() => testConfig({ ...db, MCP_ALLOW_PRIVATE_ORIGINS: "http://127.0.0.1:3920/mcp" })).toThrow(/MCP_ALLOW_PRIVATE_ORIGINS/);
+    expect(() => testConfig({ ...db, MCP_ALLOW_PRIVATE_ORIGINS: "127.0.0.1:3920" })).toThrow(/MCP_ALLOW_PRIVATE_ORIGINS/);
+    expect(() =>
+      testConfig({
+        ...db,
+        NODE_ENV: "production",
+        DATA_ENCRYPTION_KEY: "x".repeat(32),
+        BASE_URL: "https://app.example.com",
+        MCP_ALLOW_PRIVATE_ORIGINS: "http://127.0.0.1:3920",
+      }),
+    ).toThrow(/MCP_ALLOW_PRIVATE_ORIGINS/);
+  });
+
   describe("settings shared with identity (packages/http-kit/src/shared-settings.ts)", () => {
     const db = { DATABASE_URL: "postgresql://x/y" };
 

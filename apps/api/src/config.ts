@@ -28,6 +28,25 @@ export const DEFAULT_UPLOAD_TYPES = [
 
 const bool = z.enum(["true", "false"]);
 
+/** A comma-separated list of bare origins (`http://127.0.0.1:3920`): no path, query or credentials. */
+const bareOriginList = commaList.pipe(
+  z.array(
+    z.string().transform((value, ctx) => {
+      let url: URL | undefined;
+      try {
+        url = new URL(value);
+      } catch {
+        url = undefined;
+      }
+      if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
+        ctx.addIssue({ code: "custom", message: `"${value}" is not a bare origin like http://127.0.0.1:3920` });
+        return z.NEVER;
+      }
+      return url.origin;
+    }),
+  ),
+);
+
 /**
  * Largest request head (request line + headers) accepted: 128 KiB, above Node's 16 KiB default,
  * so an oversized bearer token (the verifier caps tokens at 8 KiB) reaches the verifier and gets
@@ -75,6 +94,7 @@ const schema = z
     OPENAI_TIMEOUT_MS: z.coerce.number().int().min(10).default(60_000),
     MCP_OAUTH_RETURN_URL: z.url().optional(),
     MCP_ALLOW_PRIVATE_URLS: bool.default("false"),
+    MCP_ALLOW_PRIVATE_ORIGINS: bareOriginList,
     MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     MCP_MAX_RESULT_BYTES: z.coerce.number().int().min(1_024).default(MIB),
     MCP_MAX_CALLS_PER_USER: z.coerce.number().int().min(1).default(4),
@@ -105,6 +125,13 @@ const schema = z
         code: "custom",
         path: ["MCP_ALLOW_PRIVATE_URLS"],
         message: "MCP_ALLOW_PRIVATE_URLS is for development and tests only; it cannot be set in production",
+      });
+    }
+    if (env.NODE_ENV === "production" && env.MCP_ALLOW_PRIVATE_ORIGINS.length > 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["MCP_ALLOW_PRIVATE_ORIGINS"],
+        message: "MCP_ALLOW_PRIVATE_ORIGINS is for development and tests only; it cannot be set in production",
       });
     }
   });
@@ -148,6 +175,11 @@ export interface ApiConfig {
   mcpRedirectUri: string;
   /** Development/test only: MCP OAuth endpoints may be http and private or loopback addresses. */
   mcpAllowPrivateUrls: boolean;
+  /**
+   * Development only: origins that may be `http:` on a private or loopback address, each alone
+   * (the sample MCP server of `MCP_SAMPLE=true pnpm start`); every other URL keeps the full policy.
+   */
+  mcpAllowPrivateOrigins: string[];
   /** MCP tool requests: deadline, largest answer, and how many one user may run at once (429 beyond). */
   mcpTools: { callTimeoutMs: number; maxResultBytes: number; maxCallsPerUser: number };
   sseHeartbeatMs: number;
@@ -205,6 +237,7 @@ export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): A
     mcpReturnUrl: env.MCP_OAUTH_RETURN_URL ?? `${baseUrl}/`,
     mcpRedirectUri: `${baseUrl}/api/mcp-oauth/callback`,
     mcpAllowPrivateUrls: env.MCP_ALLOW_PRIVATE_URLS === "true",
+    mcpAllowPrivateOrigins: env.MCP_ALLOW_PRIVATE_ORIGINS,
     mcpTools: {
       callTimeoutMs: env.MCP_CALL_TIMEOUT_MS,
       maxResultBytes: env.MCP_MAX_RESULT_BYTES,

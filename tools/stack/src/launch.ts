@@ -146,7 +146,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
   const gatewayMail: Record<string, string> = devMail ? { DEV_MAIL_URL: devMail.httpUrl } : {};
   const mcpSample = options.mcpSample && shared.NODE_ENV !== "production" ? await startMcpSample() : undefined;
   if (mcpSample) emitLine("mcp", `sample MCP server: ${mcpSample.url}`);
-  const apiMcp = apiMcpEnv(shared, webUrl, mcpSample !== undefined);
+  const apiMcp = apiMcpEnv(shared, webUrl, mcpSample?.url);
   const localIdp =
     options.localIdp && shared.NODE_ENV !== "production" ? await startLocalIdp({ baseUrl, port: options.localIdp.port }) : undefined;
   if (localIdp) emitLine("idp", localIdpLine(localIdp));

@@ -9,13 +9,15 @@ describe("the sample MCP server of pnpm start", () => {
     expect(wantsMcpSample({ MCP_SAMPLE: "true", NODE_ENV: "production" })).toBe(false);
   });
 
-  it("gives the API private URLs only with the sample, and the web app's MCP page as the return address", () => {
-    expect(apiMcpEnv({}, undefined, false)).toEqual({});
-    expect(apiMcpEnv({}, "http://localhost:5173", true)).toEqual({
+  it("lets the API reach the sample's own origin only (never every private address), and returns to the web app's MCP page", () => {
+    expect(apiMcpEnv({}, undefined, undefined)).toEqual({});
+    const env = apiMcpEnv({}, "http://localhost:5173", "http://127.0.0.1:41234/mcp");
+    expect(env).toEqual({
       MCP_OAUTH_RETURN_URL: "http://localhost:5173/#/mcp",
-      MCP_ALLOW_PRIVATE_URLS: "true",
+      MCP_ALLOW_PRIVATE_ORIGINS: "http://127.0.0.1:41234",
     });
-    expect(apiMcpEnv({ MCP_OAUTH_RETURN_URL: "https://app.example.com/#/mcp" }, "http://localhost:5173", false)).toEqual({});
+    expect(env).not.toHaveProperty("MCP_ALLOW_PRIVATE_URLS");
+    expect(apiMcpEnv({ MCP_OAUTH_RETURN_URL: "https://app.example.com/#/mcp" }, "http://localhost:5173", undefined)).toEqual({});
   });
 
   it("serves a real MCP endpoint that asks for a token and names its protected resource metadata", async () => {

@@ -17,7 +17,7 @@ export interface McpSample {
 /**
  * True when the launcher runs the sample: only when asked for (`MCP_SAMPLE=true`) and never in
  * production, since its authorization server approves every request and the API must allow
- * private addresses to reach it.
+ * the sample's loopback address to reach it.
  */
 export function wantsMcpSample(env: Record<string, string | undefined>): boolean {
   return env.MCP_SAMPLE === "true" && env.NODE_ENV !== "production";
@@ -26,14 +26,19 @@ export function wantsMcpSample(env: Record<string, string | undefined>): boolean
 /**
  * The API's MCP environment in a launched stack. With the web app on its own origin, the MCP
  * authorization callback sends the browser back to its MCP page (`MCP_OAUTH_RETURN_URL`, unless
- * the operator set one). With the sample running, `MCP_ALLOW_PRIVATE_URLS=true`: the sample
- * listens on 127.0.0.1 over http, which the outbound policy of apps/api/src/lib/outbound-url.ts
- * refuses otherwise (the API itself refuses that flag in production).
+ * the operator set one). With the sample running at `sampleUrl`, `MCP_ALLOW_PRIVATE_ORIGINS` names
+ * its origin alone: the sample listens on 127.0.0.1 over http, which the outbound policy of
+ * apps/api/src/lib/outbound-url.ts refuses otherwise, and every other private or loopback
+ * address stays refused (the API refuses that variable in production).
  */
-export function apiMcpEnv(env: Record<string, string | undefined>, webUrl: string | undefined, sample: boolean): Record<string, string> {
+export function apiMcpEnv(
+  env: Record<string, string | undefined>,
+  webUrl: string | undefined,
+  sampleUrl: string | undefined,
+): Record<string, string> {
   return {
     ...(webUrl && !env.MCP_OAUTH_RETURN_URL ? { MCP_OAUTH_RETURN_URL: `${webUrl}/#/mcp` } : {}),
-    ...(sample ? { MCP_ALLOW_PRIVATE_URLS: "true" } : {}),
+    ...(sampleUrl ? { MCP_ALLOW_PRIVATE_ORIGINS: new URL(sampleUrl).origin } : {}),
   };
 }
 

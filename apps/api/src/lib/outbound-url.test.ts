@@ -95,6 +95,26 @@ describe("OutboundUrlPolicy", () => {
     await expect(dev.resolve("http://as.test:9/token")).resolves.toMatchObject({ address: "127.0.0.1" });
     expect(dev.problem("ftp://as.test/")).toBe("must be an http(s) URL");
   });
+
+  it("with named private origins allows exactly those (the sample MCP server of pnpm start) and nothing else private", async () => {
+    const sample = new OutboundUrlPolicy({
+      allowPrivate: false,
+      allowPrivateOrigins: ["http://127.0.0.1:3920"],
+      resolveAll: publicDns({ "as.example": ["93.184.216.34"], "sample.test": ["127.0.0.1"] }),
+    });
+    expect(sample.problem("http://127.0.0.1:3920/mcp")).toBeUndefined();
+    expect(sample.problem("http://127.0.0.1:3920/.well-known/oauth-authorization-server")).toBeUndefined();
+    await expect(sample.resolve("http://127.0.0.1:3920/token")).resolves.toMatchObject({ address: "127.0.0.1", family: 4 });
+    expect(sample.problem("https://as.example/token")).toBeUndefined();
+    for (const url of ["http://127.0.0.1:3921/mcp", "http://10.0.0.1:3920/mcp", "http://as.example/token"]) {
+      expect(sample.problem(url), url).toBeDefined();
+    }
+    expect(sample.problem("https://127.0.0.1:3920/mcp")).toMatch(/private, loopback or link-local/);
+    expect(sample.problem("http://localhost:3920/mcp")).toBe("must be an https URL");
+    for (const url of ["https://169.254.169.254/latest", "http://sample.test:3920/mcp"]) {
+      await expect(sample.resolve(url), url).rejects.toBeInstanceOf(OutboundUrlRefused);
+    }
+  });
 });
 
 describe("pinnedPost", () => {

@@ -74,6 +74,12 @@ export interface OutboundUrlPolicyOptions {
    * loopback and link-local addresses, so a local authorization server can be used.
    */
   allowPrivate: boolean;
+  /**
+   * Development only (`MCP_ALLOW_PRIVATE_ORIGINS`): origins (`http://127.0.0.1:3920`) that may be
+   * `http:` and private or loopback, each exactly (scheme, host and port); every other URL keeps
+   * the full policy. `MCP_SAMPLE=true pnpm start` names the sample MCP server's origin here.
+   */
+  allowPrivateOrigins?: readonly string[];
   /** DNS resolution (default `dns.lookup` with `all: true`); tests inject one. */
   resolveAll?: ResolveAll;
 }
@@ -88,10 +94,12 @@ const defaultResolveAll: ResolveAll = (hostname) => dnsLookup(hostname, { all: t
  */
 export class OutboundUrlPolicy {
   readonly #allowPrivate: boolean;
+  readonly #privateOrigins: ReadonlySet<string>;
   readonly #resolveAll: ResolveAll;
 
   constructor(options: OutboundUrlPolicyOptions) {
     this.#allowPrivate = options.allowPrivate;
+    this.#privateOrigins = new Set((options.allowPrivateOrigins ?? []).map((origin) => new URL(origin).origin));
     this.#resolveAll = options.resolveAll ?? defaultResolveAll;
   }
 
@@ -103,9 +111,10 @@ export class OutboundUrlPolicy {
     } catch {
       return "is not a valid URL";
     }
+    if (url.username || url.password) return "must not contain credentials";
+    if (this.#privateOrigins.has(url.origin)) return undefined;
     const allowed = this.#allowPrivate ? ["https:", "http:"] : ["https:"];
     if (!allowed.includes(url.protocol)) return this.#allowPrivate ? "must be an http(s) URL" : "must be an https URL";
-    if (url.username || url.password) return "must not contain credentials";
     const host = url.hostname.replace(/^\[|\]$/g, "");
     if (!this.#allowPrivate) {
       if (isIP(host) !== 0 && isForbiddenAddress(host)) return "must not point to a private, loopback or link-local address";
@@ -132,7 +141,7 @@ export class OutboundUrlPolicy {
     }
     const first = addresses[0];
     if (!first) throw new OutboundUrlRefused("host name has no address");
-    if (!this.#allowPrivate) {
+    if (!this.#allowPrivate && !this.#privateOrigins.has(url.origin)) {
       const bad = addresses.find((a) => isForbiddenAddress(a.address));
       if (bad) throw new OutboundUrlRefused(`host resolves to a forbidden address (${bad.address})`);
     }

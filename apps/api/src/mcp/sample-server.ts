@@ -290,7 +290,7 @@ async function main(): Promise<void> {
   }
   const sample = await startMcpServer({ port: Number(process.env.MCP_SAMPLE_PORT ?? 3920) });
   console.log(`sample MCP server: ${sample.url} (authorization server ${sample.issuer}); add this URL on the MCP page`);
-  console.log("the API reaches it only with MCP_ALLOW_PRIVATE_URLS=true (development)");
+  console.log(`the API reaches it only with MCP_ALLOW_PRIVATE_ORIGINS=${new URL(sample.url).origin} (development)`);
   const stop = () => void sample.close().then(() => process.exit(0));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
