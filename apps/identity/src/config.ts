@@ -76,7 +76,8 @@ const schema = z
         if (problem) ctx.addIssue({ code: "custom", message: problem });
       }),
     MAIL_FROM: z.string().trim().min(3).max(320).optional(),
-    REQUIRE_EMAIL_VERIFICATION: z.enum(["true", "false"], { error: "REQUIRE_EMAIL_VERIFICATION must be true or false" }).default("false"),
+    // No default here: unset means true in production and false elsewhere (configFrom).
+    REQUIRE_EMAIL_VERIFICATION: z.enum(["true", "false"], { error: "REQUIRE_EMAIL_VERIFICATION must be true or false" }).optional(),
     MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).default(50),
     KEY_ROTATION_DAYS: z.coerce.number().min(0).default(0),
     HOUSEKEEPING_INTERVAL_MS: z.coerce
@@ -94,7 +95,26 @@ const schema = z
     if (env.NODE_ENV === "production" && env.AUTH_SECRET.trim().length < 32) {
       ctx.addIssue({ code: "custom", path: ["AUTH_SECRET"], message: "AUTH_SECRET must be at least 32 characters in production" });
     }
+    // Verification without mail would let nobody sign in: every new account waits for a link that never comes.
+    if (env.NODE_ENV === "production" && requiresVerification(env) && env.SMTP_URL === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SMTP_URL"],
+        message:
+          "SMTP_URL is required in production while REQUIRE_EMAIL_VERIFICATION is true (its default there): set SMTP_URL, or REQUIRE_EMAIL_VERIFICATION=false",
+      });
+    }
   });
+
+/**
+ * REQUIRE_EMAIL_VERIFICATION, true by default in production: there an unverified account gets no
+ * session and no JWT, so whoever registers someone else's address first holds nothing
+ * (docs/accounts.md). Outside production it stays false unless set, so `pnpm start` works without
+ * a mail server.
+ */
+function requiresVerification(env: { NODE_ENV: string; REQUIRE_EMAIL_VERIFICATION?: "true" | "false" | undefined }): boolean {
+  return (env.REQUIRE_EMAIL_VERIFICATION ?? (env.NODE_ENV === "production" ? "true" : "false")) === "true";
+}
 
 /** Identity service configuration, parsed once at start-up. */
 export interface IdentityConfig {
@@ -120,7 +140,7 @@ export interface IdentityConfig {
   smtpUrl: string | undefined;
   /** From header of account mails. */
   mailFrom: string;
-  /** Sign-in of an unverified email answers 403 `email_not_verified`. */
+  /** Sign-in of an unverified email answers 403 `email_not_verified` (default: true in production). */
   requireEmailVerification: boolean;
   /** Oldest sessions of a user beyond this many are deleted on sign-in. */
   maxSessionsPerUser: number;
@@ -219,7 +239,7 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
     },
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM ?? `Accounts <no-reply@${new URL(baseUrl).hostname}>`,
-    requireEmailVerification: env.REQUIRE_EMAIL_VERIFICATION === "true",
+    requireEmailVerification: requiresVerification(env),
     maxSessionsPerUser: env.MAX_SESSIONS_PER_USER,
     keyRotationMs: env.KEY_ROTATION_DAYS * DAY,
     keyActivationDelayMs: env.KEY_ACTIVATION_DELAY_MS,

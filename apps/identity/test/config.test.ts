@@ -1,3 +1,6 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { testConfig } from "../src/config.js";
 import { DEFAULT_KEY_ACTIVATION_DELAY_MS } from "../src/services/key-set.js";
@@ -38,7 +41,7 @@ describe("identity config: hardening settings", () => {
 
 describe("identity config: settings shared with the API (packages/http-kit/src/shared-settings.ts)", () => {
   it("requires BASE_URL in production and derives issuer and audience from it", () => {
-    const prod = { ...base, NODE_ENV: "production" };
+    const prod = { ...base, NODE_ENV: "production", REQUIRE_EMAIL_VERIFICATION: "false" };
     expect(() => testConfig(prod)).toThrow(/BASE_URL is required in production/);
     const c = testConfig({ ...prod, BASE_URL: "https://auth.example.com/" });
     expect([c.baseUrl, c.issuer, c.audience]).toEqual(["https://auth.example.com", "https://auth.example.com", "https://auth.example.com"]);
@@ -58,5 +61,32 @@ describe("identity config: settings shared with the API (packages/http-kit/src/s
     expect(() => testConfig({ ...base, JWKS_CACHE_MAX_AGE_MS: "900000" })).toThrow(/KEY_ACTIVATION_DELAY_MS/);
     const fast = testConfig({ ...base, KEY_ACTIVATION_DELAY_MS: "1200", JWKS_CACHE_MAX_AGE_MS: "1000", JWKS_COOLDOWN_MS: "200" });
     expect(fast.keyActivationDelayMs).toBe(1200);
+  });
+});
+
+describe("identity config: email verification (docs/accounts.md)", () => {
+  const prod = { ...base, NODE_ENV: "production", BASE_URL: "https://auth.example.com" };
+  const smtp = { SMTP_URL: "smtps://user:pass@mail.example.com:465" };
+
+  it("requires a verified address by default in production, not in development or tests", () => {
+    expect(testConfig({ ...prod, ...smtp }).requireEmailVerification).toBe(true);
+    expect(testConfig({ ...base, NODE_ENV: "development" }).requireEmailVerification).toBe(false);
+    expect(testConfig(base).requireEmailVerification).toBe(false);
+    expect(testConfig({ ...prod, REQUIRE_EMAIL_VERIFICATION: "false" }).requireEmailVerification).toBe(false);
+    expect(testConfig({ ...base, REQUIRE_EMAIL_VERIFICATION: "true" }).requireEmailVerification).toBe(true);
+  });
+
+  it("refuses production with verification required and no SMTP_URL, naming both variables", () => {
+    expect(() => testConfig(prod)).toThrow(/SMTP_URL is required in production while REQUIRE_EMAIL_VERIFICATION is true/);
+    expect(() => testConfig({ ...prod, REQUIRE_EMAIL_VERIFICATION: "true", SMTP_URL: " " })).toThrow(/SMTP_URL is required/);
+    expect(testConfig({ ...base, NODE_ENV: "development", REQUIRE_EMAIL_VERIFICATION: "true" }).smtpUrl).toBeUndefined();
+  });
+
+  it("stops the real server at start-up with exit code 78 and the message", () => {
+    const server = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "dist", "server.js");
+    const env = { PATH: process.env.PATH, ...prod, DATABASE_URL: "postgresql://127.0.0.1:1/x" };
+    const run = spawnSync(process.execPath, [server], { env, encoding: "utf8", timeout: 15_000 });
+    expect(run.status).toBe(78);
+    expect(run.stderr).toContain("SMTP_URL: SMTP_URL is required in production while REQUIRE_EMAIL_VERIFICATION is true");
   });
 });
