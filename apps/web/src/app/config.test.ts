@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_API_BASE_URL, resolveApiBaseUrl } from "./config.js";
+import { DEFAULT_API_BASE_URL, DEFAULT_SESSION_RECHECK_SECONDS, resolveApiBaseUrl, resolveSessionRecheckSeconds } from "./config.js";
 
 describe("resolveApiBaseUrl", () => {
   it("prefers the run-time config, then the build-time value, then the default", () => {
@@ -16,5 +16,20 @@ describe("resolveApiBaseUrl", () => {
 
   it("keeps a path prefix but drops query and fragment", () => {
     expect(resolveApiBaseUrl({ apiBaseUrl: "https://example.com/service/?x=1#y" }, undefined)).toBe("https://example.com/service");
+  });
+});
+
+describe("resolveSessionRecheckSeconds", () => {
+  it("takes the run-time config's whole number of seconds, else 60", () => {
+    expect(resolveSessionRecheckSeconds({ sessionRecheckSeconds: 1 })).toBe(1);
+    expect(resolveSessionRecheckSeconds({ sessionRecheckSeconds: 300 })).toBe(300);
+    expect(resolveSessionRecheckSeconds({})).toBe(DEFAULT_SESSION_RECHECK_SECONDS);
+    expect(resolveSessionRecheckSeconds(undefined)).toBe(60);
+  });
+
+  it("ignores values the server would refuse", () => {
+    for (const bad of [0, -5, 1.5, 3601, "30", Number.NaN, null]) {
+      expect(resolveSessionRecheckSeconds({ sessionRecheckSeconds: bad })).toBe(DEFAULT_SESSION_RECHECK_SECONDS);
+    }
   });
 });

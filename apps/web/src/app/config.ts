@@ -1,7 +1,14 @@
 /** Run-time settings the web server writes into `/config.js` as `window.__CONFIG__`. */
 export interface RuntimeConfig {
   apiBaseUrl?: string;
+  /** `SESSION_RECHECK_SECONDS` of the web server: how often the app asks whether its session still holds. */
+  sessionRecheckSeconds?: number;
 }
+
+/** How often the app checks its session when the server says nothing (`SESSION_RECHECK_SECONDS`' default). */
+export const DEFAULT_SESSION_RECHECK_SECONDS = 60;
+/** The bounds the web server enforces too (apps/web/src/server/serve.ts). */
+export const SESSION_RECHECK_BOUNDS = { min: 1, max: 3600 } as const;
 
 /** Where the service is when neither the server nor the build says otherwise. */
 export const DEFAULT_API_BASE_URL = "http://localhost:3000";
@@ -25,4 +32,15 @@ function httpUrl(value: unknown): string | undefined {
 export function resolveApiBaseUrl(runtime: unknown, buildTime: string | undefined): string {
   const fromRuntime = typeof runtime === "object" && runtime !== null ? httpUrl((runtime as RuntimeConfig).apiBaseUrl) : undefined;
   return fromRuntime ?? httpUrl(buildTime) ?? DEFAULT_API_BASE_URL;
+}
+
+/**
+ * Seconds between session checks: the run-time config's whole number within
+ * {@link SESSION_RECHECK_BOUNDS}, else {@link DEFAULT_SESSION_RECHECK_SECONDS}.
+ */
+export function resolveSessionRecheckSeconds(runtime: unknown): number {
+  const value = typeof runtime === "object" && runtime !== null ? (runtime as RuntimeConfig).sessionRecheckSeconds : undefined;
+  return typeof value === "number" && Number.isInteger(value) && value >= SESSION_RECHECK_BOUNDS.min && value <= SESSION_RECHECK_BOUNDS.max
+    ? value
+    : DEFAULT_SESSION_RECHECK_SECONDS;
 }

@@ -18,11 +18,13 @@ export interface AppContext {
    * by contract), so the app asks /api/admin/users once per sign-in: 403 means no.
    */
   isAdmin: boolean;
+  /** Seconds between session checks (`SESSION_RECHECK_SECONDS`), for the pages that say how soon other devices sign out. */
+  sessionRecheckSeconds: number;
   /** Goes to a hash route, e.g. `#/tasks`; `notice` is shown on the page it opens. */
   navigate(route: string, notice?: string): void;
   /** Records a successful sign-in or sign-up and opens the task list. */
   signedIn(user: CurrentUser): void;
-  /** Forgets the user (whose session already ended) and opens sign-in with `notice`. */
+  /** Forgets the user (whose session ended), drops the JWT and opens sign-in with `notice`: the one signed-out state. */
   signedOut(notice: string): void;
   /** Shows a problem in the page's alert area, as a plain sentence (never a code). */
   showError(error: unknown): void;

@@ -1,6 +1,7 @@
 import { ApiError } from "@app/client";
 import { h } from "./dom.js";
 import { describeError, issueSentence } from "./messages.js";
+import { reportSessionEnd } from "./session.js";
 
 let counter = 0;
 
@@ -41,10 +42,12 @@ export function clearIssues(form: HTMLElement): void {
 /**
  * Shows a refused request on its form: each of the service's field `issues` as a sentence next
  * to its field (focus goes to the first one), and one plain sentence in the form's summary line
- * for the rest. Codes never appear.
+ * for the rest. Codes never appear. A refusal that ends the session opens the signed-out page
+ * instead (session.ts).
  */
 export function showIssues(form: HTMLElement, error: unknown, overrides: Record<string, string> = {}): void {
   clearIssues(form);
+  if (reportSessionEnd(error)) return;
   const summary = form.querySelector<HTMLElement>(".form-error");
   const leftovers: string[] = [];
   let first: HTMLElement | null = null;

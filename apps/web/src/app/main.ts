@@ -1,10 +1,11 @@
 import "./styles.css";
-import { ApiError, createClient } from "@app/client";
-import { resolveApiBaseUrl } from "./config.js";
+import { createClient } from "@app/client";
+import { resolveApiBaseUrl, resolveSessionRecheckSeconds } from "./config.js";
 import type { AppContext, CurrentUser, View } from "./context.js";
 import { h, replace } from "./dom.js";
 import { describeError } from "./messages.js";
 import { landingHash, PUBLIC_ROUTES, parseRoute, type Route } from "./router.js";
+import { endsSession, reportSessionEnd, SESSION_ENDED, setSessionEndHandler } from "./session.js";
 import { landingMessage, renderVerifyBanner } from "./verify-banner.js";
 import { accountView } from "./views/account.js";
 import { adminView } from "./views/admin.js";
@@ -89,6 +90,8 @@ const nav = h("nav", { class: "nav", "aria-label": "Main" });
 let cleanup: (() => void) | undefined;
 /** A notice for the page the next render opens (set by `navigate(route, notice)`). */
 let pendingNotice: string | undefined;
+/** A problem for the page the next render opens (the signed-out page's "Your session has ended"). */
+let pendingError: unknown;
 
 /** Asks the admin route once: the only way to learn the role while /api/me reports none. */
 async function probeAdmin(): Promise<boolean> {
@@ -104,6 +107,7 @@ const ctx: AppContext = {
   client,
   user: null,
   isAdmin: false,
+  sessionRecheckSeconds: resolveSessionRecheckSeconds(window.__CONFIG__),
   navigate(route, notice) {
     pendingNotice = notice;
     if (location.hash === route) render();
@@ -118,11 +122,10 @@ const ctx: AppContext = {
     ctx.navigate("#/tasks");
   },
   signedOut(notice) {
-    ctx.user = null;
-    ctx.isAdmin = false;
-    ctx.navigate("#/signin", notice);
+    enterSignedOut({ notice });
   },
   showError(error) {
+    if (reportSessionEnd(error)) return;
     alertBox.textContent = describeError(error);
     alertBox.hidden = false;
   },
@@ -131,6 +134,29 @@ const ctx: AppContext = {
   },
 };
 
+/**
+ * The one way into the signed-out state, from every page: the sign-out button, a finished reset
+ * or deletion, the session watch (ended on another device, by a password change or reset, or a
+ * deleted account) and any refusal that ends the session. The user is forgotten, the JWT dropped
+ * (the SDK closes every stream and socket with it), the page's own streams stop as the route
+ * changes, and sign-in opens with the header signed out.
+ */
+function enterSignedOut(next: { notice?: string; ended?: boolean }): void {
+  ctx.user = null;
+  ctx.isAdmin = false;
+  // A refusal met while identity did not answer leaves the JWT held: it is of no use any more.
+  if (client.auth.token()) void client.auth.signOut().catch(() => undefined);
+  pendingError = next.ended ? SESSION_ENDED : undefined;
+  ctx.navigate("#/signin", next.notice);
+}
+
+// A session that ends while signed in, however it is found out: one signed-out state.
+setSessionEndHandler((error) => {
+  if (!ctx.user || !endsSession(error)) return false;
+  enterSignedOut({ ended: true });
+  return true;
+});
+
 function renderNav(): void {
   const user = ctx.user;
   if (!user) {
@@ -138,10 +164,9 @@ function renderNav(): void {
     return;
   }
   const signOut = async () => {
-    ctx.user = null; // first, so the token listener below does not report an ended session
-    ctx.isAdmin = false;
-    await client.auth.signOut().catch((e: unknown) => ctx.showError(e));
-    ctx.navigate("#/signin");
+    ctx.user = null; // first, so a session check finishing meanwhile reports nothing
+    await client.auth.signOut().catch(() => undefined);
+    enterSignedOut({});
   };
   const current = `#/${location.hash.replace(/^#\/?/, "").split(/[/?]/)[0] ?? ""}`;
   const link = ([href, id, text]: [string, string, string]) =>
@@ -174,17 +199,10 @@ function render(): void {
   document.title = `${TITLES[route.name]} · Taskboard`;
   cleanup = VIEWS[route.name](ctx, main, route.params) ?? undefined;
   if (pendingNotice) ctx.showNotice(pendingNotice);
+  if (pendingError) ctx.showError(pendingError);
   pendingNotice = undefined;
+  pendingError = undefined;
 }
-
-// The stored JWT vanished (sign-out, or a 401 that get-session could not cure): back to sign-in.
-client.auth.onTokenChange((token) => {
-  if (token || !ctx.user) return;
-  ctx.user = null;
-  ctx.isAdmin = false;
-  render();
-  ctx.showError(new ApiError(401, "unauthorized", "session ended"));
-});
 
 /**
  * A page reached from a mailed link: identity redirects to `/reset-password?token=…` (the reset
@@ -198,26 +216,43 @@ function takeLanding(): ReturnType<typeof landingMessage> {
   return message;
 }
 
+/**
+ * Who is signed in as the page starts: get-session first (the contract's step 2, awaited before
+ * any business call), so a session that ended while the page was closed shows signed out, and a
+ * provider's return or a confirmed address change gets its fresh JWT. When identity does not
+ * answer, the stored JWT still counts (GET /api/me); only a definite "no session" signs out.
+ */
+async function startSession(): Promise<unknown> {
+  const check = await client.auth.checkSession();
+  if (check.status === "signed_in") {
+    const { id, email, name, emailVerified } = check.session.user;
+    ctx.user = { id, email, name, emailVerified };
+  } else if (check.status === "unknown") {
+    if (!client.auth.token()) return check.error;
+    try {
+      const me: CurrentUser = await client.me();
+      ctx.user = me;
+    } catch (error) {
+      return endsSession(error) ? undefined : error;
+    }
+  }
+  if (ctx.user) ctx.isAdmin = await probeAdmin();
+  return undefined;
+}
+
 async function boot(): Promise<void> {
   replace(root, h("header", {}, nav), alertBox, noticeBox, banner, main);
   const landing = takeLanding();
-  let problem: unknown;
-  try {
-    // Back from a provider: the session cookie exists, the JWT not yet; the contract's step 2
-    // (get-session, awaited before any business call) stores it.
-    if (landing.provider) await client.auth.getSession();
-    // With a stored JWT, or a still-valid session cookie (the client asks get-session on 401).
-    const me: CurrentUser = await client.me();
-    // get-session (GET, which leaves the JWT alone) tells whether the address is verified.
-    const current = await client.auth.currentSession().catch(() => null);
-    ctx.user =
-      current?.user.id === me.id
-        ? { ...me, email: current.user.email, name: current.user.name, emailVerified: current.user.emailVerified }
-        : me;
-    ctx.isAdmin = await probeAdmin();
-  } catch (error) {
-    if (!(error instanceof ApiError && error.unauthorized)) problem = error;
-  }
+  const problem = await startSession();
+  // From now on the session is checked every SESSION_RECHECK_SECONDS and whenever the window
+  // regains focus; a session ended elsewhere ends here the same way as the sign-out button.
+  client.auth.watchSession({
+    intervalMs: ctx.sessionRecheckSeconds * 1000,
+    checkNow: false,
+    onSignedOut: () => {
+      if (ctx.user) enterSignedOut({ ended: true });
+    },
+  });
   window.addEventListener("hashchange", render);
   render();
   if (landing.notice) ctx.showNotice(ctx.user ? landing.notice : `${landing.notice} Sign in to continue.`);

@@ -67,6 +67,12 @@ describe("the web app's static server", () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
   });
 
+  it("adds the seconds between session checks when the server has them", () => {
+    expect(configScript("http://localhost:4321", 5)).toBe(
+      'window.__CONFIG__ = {"apiBaseUrl":"http://localhost:4321","sessionRecheckSeconds":5};\n',
+    );
+  });
+
   it("escapes the config so a hostile value cannot close the script", () => {
     expect(configScript("http://x/</script><script>alert(1)</script>")).not.toContain("</script>");
   });

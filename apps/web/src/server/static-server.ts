@@ -9,6 +9,8 @@ export interface StaticServerOptions {
   root: string;
   /** The service base URL the app calls, written into `/config.js`. */
   apiBaseUrl: string;
+  /** Seconds between the app's session checks (`SESSION_RECHECK_SECONDS`), written into `/config.js`. */
+  sessionRecheckSeconds?: number;
 }
 
 const TYPES: Record<string, string> = {
@@ -49,9 +51,15 @@ export function securityHeaders(apiBaseUrl: string): Record<string, string> {
   };
 }
 
-/** The `/config.js` body: `window.__CONFIG__` with the service base URL (JSON, so no injection). */
-export function configScript(apiBaseUrl: string): string {
-  const json = JSON.stringify({ apiBaseUrl }).replace(/</g, "\\u003c");
+/**
+ * The `/config.js` body: `window.__CONFIG__` with the service base URL and, when set, the seconds
+ * between session checks (apps/web/src/app/config.ts reads both; JSON, so no injection).
+ */
+export function configScript(apiBaseUrl: string, sessionRecheckSeconds?: number): string {
+  const json = JSON.stringify({ apiBaseUrl, ...(sessionRecheckSeconds === undefined ? {} : { sessionRecheckSeconds }) }).replace(
+    /</g,
+    "\\u003c",
+  );
   return `window.__CONFIG__ = ${json};\n`;
 }
 
@@ -89,7 +97,7 @@ function send(res: ServerResponse, status: number, type: string, body: string, e
 export function createStaticServer(options: StaticServerOptions): http.Server {
   const root = path.resolve(options.root);
   const headers = securityHeaders(options.apiBaseUrl);
-  const config = configScript(options.apiBaseUrl);
+  const config = configScript(options.apiBaseUrl, options.sessionRecheckSeconds);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     if (req.method !== "GET" && req.method !== "HEAD")

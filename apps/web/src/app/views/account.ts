@@ -3,6 +3,7 @@ import { confirmAction } from "../confirm.js";
 import type { AppContext, View } from "../context.js";
 import { field, h } from "../dom.js";
 import { formSummary, labelled, onSubmit } from "../forms.js";
+import { sessionEndWords, withinInterval } from "../session.js";
 
 /** Where identity's email-change link lands (this app's origin; main.ts shows the notice). */
 export function emailChangedLanding(): string {
@@ -60,6 +61,7 @@ function emailForm(ctx: AppContext): HTMLFormElement {
 }
 
 function passwordForm(ctx: AppContext): HTMLFormElement {
+  const soon = withinInterval(ctx.sessionRecheckSeconds);
   const form = section(
     "password-form",
     "Password",
@@ -71,6 +73,7 @@ function passwordForm(ctx: AppContext): HTMLFormElement {
       h("input", { type: "checkbox", name: "revokeOtherSessions", id: "revoke-other-sessions", checked: true }),
       "Sign out my other sessions",
     ),
+    h("p", { class: "hint muted" }, `They end now. ${sessionEndWords(ctx.sessionRecheckSeconds).app}`),
     h("button", { type: "submit" }, "Change the password"),
     formSummary(),
   );
@@ -82,7 +85,11 @@ function passwordForm(ctx: AppContext): HTMLFormElement {
       revokeOtherSessions,
     });
     form.reset();
-    ctx.showNotice(revokeOtherSessions ? "Your password is changed, and your other sessions are signed out." : "Your password is changed.");
+    ctx.showNotice(
+      revokeOtherSessions
+        ? `Your password is changed, and your other sessions are signed out; this app signs out on those devices ${soon}.`
+        : "Your password is changed.",
+    );
   });
   return form;
 }
@@ -91,14 +98,18 @@ function deleteForm(ctx: AppContext): HTMLFormElement {
   const form = section(
     "delete-form",
     "Delete the account",
-    h("p", { class: "muted" }, "Your account, tasks, uploads and sessions are deleted for good."),
+    h(
+      "p",
+      { class: "muted" },
+      `Your account, tasks, uploads and sessions are deleted for good. ${sessionEndWords(ctx.sessionRecheckSeconds).app}`,
+    ),
     labelled("Password", passwordInput("password", "current-password"), { hint: "Enter your password to confirm it is you." }),
     h("button", { type: "submit", class: "danger" }, "Delete my account"),
     formSummary(),
   );
   onSubmit(form, async () => {
     if (!(await confirmAction("Delete your account?", "Delete account"))) return;
-    // The user is cleared first, so the token listener in main.ts does not report an ended session.
+    // The user is cleared first, so a session check finishing meanwhile does not report an ended session.
     const user = ctx.user;
     ctx.user = null;
     try {
@@ -120,6 +131,7 @@ export const accountView: View = (ctx, root) => {
     h("div", { class: "columns" }, profileForm(ctx), emailForm(ctx)),
     passwordForm(ctx),
     deleteForm(ctx),
+    h("p", { class: "muted", id: "token-words" }, sessionEndWords(ctx.sessionRecheckSeconds).token),
   );
   return undefined;
 };

@@ -4,6 +4,7 @@ import type { AppContext } from "../context.js";
 import { h, replace } from "../dom.js";
 import { formSummary, labelled, onSubmit } from "../forms.js";
 import { describeError } from "../messages.js";
+import { reportSessionEnd } from "../session.js";
 import { argumentsTemplate, parseArguments, summariseSchema } from "./mcp-format.js";
 
 /** A tool's result: its text parts, its structured content as JSON, and a failure said as one. */
@@ -114,6 +115,7 @@ export function toolsPanel(ctx: AppContext, serverId: string, onProblem: () => v
       })
       .catch((error: unknown) => {
         loaded = false;
+        if (reportSessionEnd(error)) return;
         replace(body, h("p", { class: "form-error", role: "alert" }, describeError(error)));
         onProblem();
       });

@@ -3,6 +3,7 @@ import type { View } from "../context.js";
 import { field, h, replace } from "../dom.js";
 import { formSummary, labelled, onSubmit } from "../forms.js";
 import { sentenceFor } from "../messages.js";
+import { sessionEndWords } from "../session.js";
 
 /** Where identity's reset link lands: this app's own origin (a CORS origin identity trusts). */
 export function resetLanding(): string {
@@ -50,10 +51,11 @@ export const forgotPasswordView: View = (ctx, root) => {
 /**
  * Reset password: the page identity's mailed link redirects to (`?token=…`, or
  * `?error=INVALID_TOKEN` for a used or expired link). A new password ends every session, so the
- * sign-in page comes next.
+ * sign-in page comes next; this app on other devices finds out at its next session check.
  */
 export const resetPasswordView: View = (ctx, root, params) => {
   const token = params.token;
+  const words = sessionEndWords(ctx.sessionRecheckSeconds);
   if (!token || params.error) {
     root.append(
       h("h1", {}, "Reset your password"),
@@ -72,19 +74,15 @@ export const resetPasswordView: View = (ctx, root, params) => {
     { id: "reset-form", class: "card", novalidate: true, "aria-labelledby": "reset-title" },
     h("h2", { id: "reset-title" }, "Choose a new password"),
     labelled("New password", h("input", { name: "newPassword", type: "password", required: true, autocomplete: "new-password" }), {
-      hint: `At least ${PASSWORD_MIN_LENGTH} characters. Every device signed in to your account is signed out.`,
+      hint: `At least ${PASSWORD_MIN_LENGTH} characters. Every session of your account ends, this browser's too. ${words.app}`,
     }),
+    h("p", { class: "muted", id: "token-words" }, words.token),
     h("button", { type: "submit" }, "Set the new password"),
     formSummary(),
   );
   onSubmit(form, async () => {
     await ctx.client.auth.resetPassword({ newPassword: field(form, "newPassword"), token });
-    // The reset ended every session, this browser's too (when the link was opened signed in):
-    // the stored JWT goes as well, with the user cleared first so main.ts reports no lost session.
-    if (ctx.user) {
-      ctx.user = null;
-      await ctx.client.auth.signOut().catch(() => undefined);
-    }
+    // The reset ended every session, this browser's too (when the link was opened signed in).
     ctx.signedOut("Your password is changed. Sign in with the new one.");
   });
   root.append(h("h1", {}, "Reset your password"), form);

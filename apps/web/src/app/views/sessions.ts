@@ -1,6 +1,7 @@
 import type { ListedSession } from "@app/contracts";
 import type { View } from "../context.js";
 import { h, replace } from "../dom.js";
+import { sessionEndWords, withinInterval } from "../session.js";
 
 /** A short device name from a user agent ("Chrome on Linux"); the raw string is the title. */
 export function deviceName(userAgent: string | null): string {
@@ -32,6 +33,8 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 
 /** Sessions: where the account is signed in, the current one marked; sign out one or all others. */
 export const sessionsView: View = (ctx, root) => {
+  const words = sessionEndWords(ctx.sessionRecheckSeconds);
+  const soon = withinInterval(ctx.sessionRecheckSeconds);
   const list = h("ul", { id: "sessions", class: "list", "aria-label": "Sessions" });
   const othersButton = h("button", { type: "button", id: "revoke-others", class: "secondary" }, "Sign out everywhere else");
   let alive = true;
@@ -51,7 +54,7 @@ export const sessionsView: View = (ctx, root) => {
         ctx.client.auth
           .revokeSession({ id: session.id })
           .then(load)
-          .then(() => ctx.showNotice(`${label} is signed out.`))
+          .then(() => ctx.showNotice(`${label} is signed out; this app signs out there ${soon}.`))
           .catch((e: unknown) => {
             signOut.disabled = false;
             ctx.showError(e);
@@ -82,7 +85,7 @@ export const sessionsView: View = (ctx, root) => {
     ctx.client.auth
       .revokeOtherSessions()
       .then(load)
-      .then(() => ctx.showNotice("Every other session is signed out."))
+      .then(() => ctx.showNotice(`Every other session is signed out; this app signs out on those devices ${soon}.`))
       .catch((e: unknown) => ctx.showError(e))
       .finally(() => {
         othersButton.disabled = false;
@@ -91,7 +94,8 @@ export const sessionsView: View = (ctx, root) => {
 
   root.append(
     h("h1", {}, "Sessions"),
-    h("p", { class: "muted" }, "Where your account is signed in. Signing a session out ends it at once on that device."),
+    h("p", { class: "muted" }, `Where your account is signed in. Signing a session out ends it. ${words.app}`),
+    h("p", { class: "muted", id: "token-words" }, words.token),
     list,
     h("div", { class: "inline" }, othersButton, h("a", { href: "#/account" }, "Back to the account")),
   );
