@@ -131,11 +131,26 @@ export function isRefusedConnection(socket: Socket): boolean {
 }
 
 /**
+ * The room kept for light addresses when a per-address cap is set: once `maxConnections - reserve`
+ * connections are open, an address already holding `lightShare` or more is refused, so the last
+ * quarter of the total cap stays open to clients holding a few connections (a browser holds up to
+ * six per origin plus its streams). Without it, `maxConnections / maxConnectionsPerIp` addresses
+ * holding their full share fill the server and lock everyone else out (docs/edge-limits.md).
+ */
+export function connectionReserve(limits: ServerLimits): { reserve: number; lightShare: number } {
+  if (limits.maxConnectionsPerIp <= 0) return { reserve: 0, lightShare: 0 };
+  return {
+    reserve: Math.floor(limits.maxConnections / 4),
+    lightShare: Math.max(1, Math.floor(limits.maxConnectionsPerIp / 32)),
+  };
+}
+
+/**
  * Applies `limits` to a server made with {@link serverOptions}: the total cap (Node closes
  * connections past `maxConnections` as they arrive), the header count, and, when
- * `maxConnectionsPerIp` is set, a per-address cap: a connection past it gets a 503 with
- * `connection: close` at once and is closed; requests that still arrive on it are marked
- * ({@link isRefusedConnection}) for the handler to ignore.
+ * `maxConnectionsPerIp` is set, a per-address cap and the {@link connectionReserve}: a connection
+ * past either gets a 503 with `connection: close` at once and is closed; requests that still
+ * arrive on it are marked ({@link isRefusedConnection}) for the handler to ignore.
  */
 export function limitConnections(server: Server, limits: ServerLimits, logger?: Logger): void {
   server.maxConnections = limits.maxConnections;
@@ -153,20 +168,25 @@ export function limitConnections(server: Server, limits: ServerLimits, logger?: 
   server.on("drop", (data?: { remoteAddress?: string }) => note("connection refused: MAX_CONNECTIONS reached", data?.remoteAddress));
   if (limits.maxConnectionsPerIp <= 0) return;
   const open = new Map<string, number>();
+  const { reserve, lightShare } = connectionReserve(limits);
+  let total = 0; // connections admitted here and still open
   // Prepended so the count is taken before Node's HTTP parser starts reading the connection.
   server.prependListener("connection", (socket: Socket) => {
     const ip = addressKey(socket.remoteAddress ?? "unknown");
     const held = open.get(ip) ?? 0;
-    if (held >= limits.maxConnectionsPerIp) {
+    const full = held >= limits.maxConnectionsPerIp;
+    if (full || (total >= limits.maxConnections - reserve && held >= lightShare)) {
       (socket as Socket & { [REFUSED]?: boolean })[REFUSED] = true;
       socket.on("error", () => socket.destroy());
       socket.write(BUSY);
       socket.destroySoon();
-      note("connection refused: MAX_CONNECTIONS_PER_IP reached", ip);
+      note(full ? "connection refused: MAX_CONNECTIONS_PER_IP reached" : "connection refused: reserve kept for light addresses", ip);
       return;
     }
     open.set(ip, held + 1);
+    total += 1;
     socket.once("close", () => {
+      total -= 1;
       const left = (open.get(ip) ?? 1) - 1;
       if (left > 0) open.set(ip, left);
       else open.delete(ip);
