@@ -35,13 +35,14 @@ import { taskRoutes } from "./routes/tasks.js";
 import { uploadRoutes } from "./routes/uploads.js";
 import { AgentsService } from "./services/agents.js";
 import { ChatsService } from "./services/chats.js";
-import { FileStore } from "./services/file-store.js";
+import { FileStore, type SweepResult } from "./services/file-store.js";
 import { McpOAuthService } from "./services/mcp-oauth.js";
 import { McpServersService } from "./services/mcp-servers.js";
 import { ProjectsService } from "./services/projects.js";
 import { RolesService } from "./services/roles.js";
 import { TasksService } from "./services/tasks.js";
 import { LocalTextProvider, OpenAiCompatibleProvider, type TextProvider } from "./services/text-providers.js";
+import { uploadSweep } from "./services/upload-sweep.js";
 import { UploadsService } from "./services/uploads.js";
 import { isMissingUser, UserDeletions } from "./services/user-deletion.js";
 
@@ -82,10 +83,17 @@ export interface ApiApp {
   oauth: McpOAuthService;
   /** Works off the user deletion outbox (services/user-deletion.ts). */
   deletions: UserDeletions;
-  /** Starts event delivery (LISTEN), creates the upload directory and schedules the OAuth state purge. */
+  /** Sweeps the upload directory now (at start and on every purge interval otherwise). */
+  sweepUploads(): Promise<SweepResult | undefined>;
+  /**
+   * Starts event delivery (LISTEN), takes the upload directory (lease, sweep) and schedules the
+   * OAuth state purge and the upload sweep.
+   */
   start(): Promise<void>;
   /** Ends SSE streams and sockets with a reason and stops event delivery. */
   shutdown(reason?: string): Promise<void>;
+  /** Once every connection has ended: deletes this instance's partial uploads and its lease. */
+  close(): Promise<void>;
 }
 
 /** The API's verifier as its configuration describes it (key set address, claims, cache, timings). */
@@ -133,6 +141,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   const push = keySetPush(verifier, logger);
   const store = new FileStore(config.uploadDir);
   const deletions = new UserDeletions(prisma, store, logger);
+  const sweep = uploadSweep(store, prisma, logger);
   const bus = new EventBus({
     databaseUrl: config.databaseUrl,
     prisma,
@@ -220,6 +229,7 @@ export function createApp(deps: ApiDeps): ApiApp {
     registry,
     oauth,
     deletions,
+    sweepUploads: () => sweep("now"),
     attachWebSocket(server) {
       server.on("upgrade", (req, socket, head) => {
         // The socket cap is checked right after authentication and before the upgrade, so an
@@ -237,8 +247,12 @@ export function createApp(deps: ApiDeps): ApiApp {
     },
     async start() {
       await store.init();
+      await sweep("start");
       await bus.start();
-      purge ??= setInterval(() => void purgeStates(), config.purgeIntervalMs);
+      purge ??= setInterval(() => {
+        void purgeStates();
+        void sweep("interval");
+      }, config.purgeIntervalMs);
       purge.unref();
     },
     async shutdown(reason = "server shutting down") {
@@ -252,5 +266,6 @@ export function createApp(deps: ApiDeps): ApiApp {
       await capsRedis?.close();
       verifier.close();
     },
+    close: () => store.close(),
   };
 }

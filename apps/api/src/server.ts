@@ -39,6 +39,8 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
   force.unref();
   await closed;
   clearTimeout(force);
+  // No request runs any more: partial uploads cut by the stop are deleted now, not left behind.
+  await api.close().catch((err: Error) => logger.warn({ err: err.message }, "upload directory cleanup failed"));
   await db.close();
   logger.flush?.();
   process.exit(0);

@@ -1,56 +1,23 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { createDb, type Db } from "@app/db";
 import { createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { type IdentityStub, startIdentityStub } from "./fixtures/identity-stub.js";
 import { eventually, readSse } from "./helpers.js";
-
-const SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/server.js");
-
-interface Instance {
-  url: string;
-  proc: ChildProcess;
-  output: string[];
-}
-
-/** Starts `node apps/api/dist/server.js` on a free port and waits for its "listening" line. */
-async function spawnApi(env: Record<string, string>): Promise<Instance> {
-  const proc = spawn(process.execPath, [SERVER], {
-    env: { ...process.env, ...env, PORT: "0", NODE_ENV: "test" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output: string[] = [];
-  proc.stderr?.on("data", (c) => output.push(String(c)));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`api did not start: ${output.join("")}`)), 15_000);
-    proc.stdout?.on("data", (chunk) => {
-      for (const line of String(chunk).split("\n")) {
-        output.push(line);
-        if (!line.includes('"msg":"listening"')) continue;
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { port: number }).port);
-      }
-    });
-    proc.once("exit", (code) => reject(new Error(`api exited with ${code}: ${output.join("")}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, proc, output };
-}
+import { type ApiProcess, assertBuilt, spawnApi } from "./spawn-api.js";
 
 let stub: IdentityStub;
 let database: TestDatabase;
 let db: Db;
 let uploadDir: string;
-const instances: Instance[] = [];
+const instances: ApiProcess[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(SERVER)) throw new Error("apps/api is not built: run `pnpm turbo run build --filter=@app/api...` first");
+  assertBuilt();
   stub = await startIdentityStub();
   database = await createTestDatabase();
   db = createDb(database.url);

@@ -88,6 +88,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
       await api.shutdown("test over");
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await api.close();
       await db.close();
       await seed?.close();
       await stub.close();

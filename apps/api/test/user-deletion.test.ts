@@ -208,6 +208,6 @@ describe("a token issued before its account was deleted", () => {
     form.append("file", new Blob(["x"], { type: "text/plain" }), "x.txt");
     const upload = await fetch(`${late.url}/api/uploads`, { method: "POST", headers: u.auth, body: form });
     expect(upload.status).toBe(401);
-    expect(await readdir(late.config.uploadDir)).toEqual([]);
+    expect(await readdir(late.config.uploadDir)).toEqual([".instances"]);
   });
 });

@@ -197,9 +197,9 @@ export function receiveMultipart(req: Request, store: FileStore, limits: Multipa
       let size = 0;
       let truncated = false;
       written.push(id);
-      // Written as `<id>.partial` and renamed when complete: a file cut off by a crash or a
-      // shutdown keeps the suffix and is swept at the next start (services/file-store.ts).
-      const out = createWriteStream(store.partialPathOf(id), { flags: "wx" });
+      // Written as `<id>.<instance>.partial` and renamed when complete: a file cut off by a crash
+      // or a shutdown keeps the suffix and is swept once its instance is gone (services/file-store.ts).
+      const out = createWriteStream(store.begin(id), { flags: "wx" });
       let settle = () => {};
       const done = new Promise<void>((resolve) => {
         settle = resolve;
