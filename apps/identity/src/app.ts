@@ -26,7 +26,10 @@ export interface IdentityDeps {
   now?: () => number;
   /** A Redis connection for the rate limit counters instead of one opened from the config (tests). */
   rateLimitRedis?: RateLimitRedis;
-  /** Outgoing mail (server.ts builds it from SMTP_URL); without it mail answers 503 `mail_unavailable`. */
+  /**
+   * Outgoing mail (server.ts builds it from SMTP_URL and starts the outbox worker that sends with
+   * it); without it mail answers 503 `mail_unavailable`.
+   */
   mailer?: Mailer;
 }
 
@@ -116,7 +119,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   const cookie = { name: config.cookieName, secure: config.secureCookies };
   // With verification required, sign-up answers new and taken addresses alike (docs/accounts.md).
   const verifiedSignUp = config.requireEmailVerification
-    ? new VerifiedSignUp({ service, mailer: deps.mailer, baseUrl: config.baseUrl, logger, ...(deps.now ? { now: deps.now } : {}) })
+    ? new VerifiedSignUp({ service, baseUrl: config.baseUrl, logger, ...(deps.now ? { now: deps.now } : {}) })
     : undefined;
   app.use("/api/auth", authRoutes(service, cookie, verifiedSignUp));
   app.use("/api/auth", accountRoutes(service, cookie));

@@ -8,16 +8,20 @@ export interface HousekeepingResult {
   rotatedKid: string | undefined;
   purgedTokens: number;
   completedDeletions: number;
+  /** Finished outbox rows older than an hour (services/mail-outbox.ts). */
+  purgedMails: number;
 }
 
 /** What housekeeping works on (the mailed tokens and deletions are optional for older callers). */
-type HousekeepingService = Pick<IdentityService, "sessions" | "keys"> & Partial<Pick<IdentityService, "mailTokens" | "settings">>;
+type HousekeepingService = Pick<IdentityService, "sessions" | "keys"> &
+  Partial<Pick<IdentityService, "mailTokens" | "settings" | "mailOutbox">>;
 
 /**
  * One round of the identity's periodic work: delete expired sessions and mailed tokens, delete
- * the users whose deletion the API has finished (services/account-settings.ts), retire keys whose
- * overlap has passed, and rotate the signing key when `keyRotationMs` (> 0) says it is due. Each step
- * logs its own failure (a database outage) and the round goes on; it never throws.
+ * finished outbox rows older than an hour, delete the users whose deletion the API has
+ * finished (services/account-settings.ts), retire keys whose overlap has passed, and rotate the
+ * signing key when `keyRotationMs` (> 0) says it is due. Each step logs its own failure (a
+ * database outage) and the round goes on; it never throws.
  */
 export async function runHousekeeping(
   service: HousekeepingService,
@@ -34,14 +38,15 @@ export async function runHousekeeping(
   };
   const purgedSessions = await attempt("session purge", () => service.sessions.purgeExpired(), 0);
   if (purgedSessions) logger.info({ purged: purgedSessions }, "expired sessions purged");
-  const { mailTokens, settings } = service;
+  const { mailTokens, settings, mailOutbox } = service;
   const purgedTokens = mailTokens ? await attempt("mailed token purge", () => mailTokens.purgeExpired(), 0) : 0;
+  const purgedMails = mailOutbox ? await attempt("mail outbox purge", () => mailOutbox.purgeFinished(), 0) : 0;
   const completedDeletions = settings ? await attempt("account deletion", () => settings.completeDeletions(), 0) : 0;
   if (completedDeletions) logger.info({ deleted: completedDeletions }, "deleted accounts removed after the API finished");
   const rotated = await attempt("key rotation", () => service.keys.rotateIfDue(options.keyRotationMs), undefined);
   const retiredKeys = await attempt("key retirement", () => service.keys.retireExpired(), 0);
   if (retiredKeys) logger.info({ retired: retiredKeys }, "superseded signing keys retired");
-  return { purgedSessions, retiredKeys, rotatedKid: rotated?.kid, purgedTokens, completedDeletions };
+  return { purgedSessions, retiredKeys, rotatedKid: rotated?.kid, purgedTokens, completedDeletions, purgedMails };
 }
 
 /**

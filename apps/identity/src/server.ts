@@ -4,6 +4,7 @@ import { createMailer } from "@app/mailer";
 import { createApp } from "./app.js";
 import { loadIdentityConfig } from "./config.js";
 import { startHousekeeping } from "./housekeeping.js";
+import { MailOutboxWorker } from "./services/mail-outbox-worker.js";
 
 const config = loadIdentityConfig();
 const logger = createLogger({ name: "identity", level: config.logLevel });
@@ -24,6 +25,11 @@ const stopHousekeeping = startHousekeeping(service, {
   intervalMs: config.housekeepingIntervalMs,
 });
 
+// Account mails wait in the outbox (PostgreSQL) until this worker sends them; every instance runs
+// one, and SKIP LOCKED hands each mail to one of them (services/mail-outbox.ts).
+const mailWorker = mailer ? new MailOutboxWorker({ outbox: service.mailOutbox, mailer, logger }) : undefined;
+mailWorker?.start();
+
 await serve(app, {
   port: config.port,
   host: config.host,
@@ -31,6 +37,8 @@ await serve(app, {
   onShutdown: async () => {
     stopHousekeeping();
     await close();
+    // The mails being sent finish first; what is still queued waits for the next start.
+    await mailWorker?.stop();
     mailer?.close();
     await db.close();
   },

@@ -1,3 +1,4 @@
+import { startMailCatcher } from "@app/mailer";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { identityKit, sessionCookie, signUp } from "./kit.js";
@@ -66,7 +67,7 @@ describe("password reset over real SMTP", () => {
     const before = kit.catcher.messages().length;
     const res = await request(kit.app).post("/api/auth/request-password-reset").send({ email: "nobody-here@example.com" }).expect(200);
     expect(res.body.status).toBe(true);
-    await new Promise((r) => setTimeout(r, 200));
+    await kit.settled();
     expect(kit.catcher.messages().length).toBe(before);
   });
 
@@ -155,49 +156,81 @@ describe("change-email", () => {
       .set("cookie", a.cookie)
       .send({ newEmail: b.body.email })
       .expect(200, { status: true });
-    await new Promise((r) => setTimeout(r, 200));
+    await kit.settled();
     expect(kit.catcher.messages().filter((m) => m.subject.includes("new email") && m.to.includes(b.body.email))).toHaveLength(0);
   });
 });
 
+/** Polls until `check` holds (the outbox worker runs on its own schedule). */
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe("a failing SMTP server", () => {
-  it("answers 503 mail_unavailable and leaves no live token behind", async () => {
+  it("answers 200 for known and unknown addresses alike; the mail waits and goes out once the server accepts again", async () => {
     const { body } = await signUp(kit.app);
     await kit.mailTo(body.email, "Verify");
     kit.catcher.setFailing(true);
     try {
-      const res = await request(kit.app).post("/api/auth/request-password-reset").send({ email: body.email }).expect(503);
-      expect(res.body).toMatchObject({ code: "mail_unavailable", error: { code: "mail_unavailable" } });
-      const user = await kit.db.prisma.user.findUniqueOrThrow({ where: { email: body.email } });
-      expect(await kit.db.prisma.verification.count({ where: { userId: user.id, purpose: "reset-password" } })).toBe(0);
+      const known = await request(kit.app).post("/api/auth/request-password-reset").send({ email: body.email });
+      const unknown = await request(kit.app).post("/api/auth/request-password-reset").send({ email: "nobody-at-all@example.com" });
+      expect([known.status, unknown.status]).toEqual([200, 200]);
+      expect(known.body).toEqual(unknown.body);
+      // Refused (451) and retried: the row stays pending with the reply code as its error.
+      await until(async () => (await kit.db.prisma.mailOutbox.count({ where: { kind: "reset-password", attempts: { gte: 2 } } })) > 0);
+      const [row] = await kit.db.prisma.mailOutbox.findMany({ where: { kind: "reset-password", state: { in: ["pending", "sending"] } } });
+      expect(row?.lastError).toBe("mail could not be sent (451)");
     } finally {
       kit.catcher.setFailing(false);
     }
-    // Mail works again: the next request goes through.
-    await request(kit.app).post("/api/auth/request-password-reset").send({ email: body.email }).expect(200);
-    await kit.mailTo(body.email, "Reset");
+    const link = linkOf(await kit.mailTo(body.email, "Reset"));
+    await request(kit.app).get(pathOf(link)).expect(302);
+    await kit.settled();
   });
 
-  it("answers 503 when the SMTP server is down (connection refused), and sign-up still works", async () => {
+  it("answers 200 while the SMTP server is down (connection refused); the mail arrives when it is back", async () => {
     const down = await mailKit();
     try {
+      const port = down.catcher.port;
       await down.catcher.close();
       const { body } = await signUp(down.app);
-      const res = await request(down.app).post("/api/auth/request-password-reset").send({ email: body.email }).expect(503);
-      expect(res.body.code).toBe("mail_unavailable");
-      expect(JSON.stringify(res.body)).not.toContain("secret");
-      expect(await down.db.prisma.verification.count({ where: { purpose: "reset-password" } })).toBe(0);
+      const known = await request(down.app).post("/api/auth/request-password-reset").send({ email: body.email }).expect(200);
+      const unknown = await request(down.app)
+        .post("/api/auth/request-password-reset")
+        .send({ email: "nobody-else@example.com" })
+        .expect(200);
+      expect(known.body).toEqual(unknown.body);
+      await until(async () => (await down.db.prisma.mailOutbox.count({ where: { kind: "reset-password", attempts: { gte: 2 } } })) > 0);
+      // The stored error names the failure, never the SMTP credentials.
+      const rows = await down.db.prisma.mailOutbox.findMany();
+      expect(JSON.stringify(rows)).not.toContain("secret");
+      expect(down.logs.join("")).not.toContain("secret@");
+      const back = await startMailCatcher({ port });
+      try {
+        const mail = await back.waitFor((m) => m.to.includes(body.email) && m.subject.includes("Reset"));
+        expect(linkOf(mail)).toMatch(/\/api\/auth\/reset-password\/[\w-]{43}\?/);
+        await down.settled();
+      } finally {
+        await back.close();
+      }
     } finally {
       await down.close().catch(() => undefined);
     }
   });
 
-  it("without SMTP_URL the mail routes answer 503 and sign-up still works", async () => {
+  it("without SMTP_URL the mail routes answer 503 for every address, and sign-up still works", async () => {
     const plain = await identityKit();
     try {
       const { body } = await signUp(plain.app);
-      const res = await request(plain.app).post("/api/auth/request-password-reset").send({ email: body.email }).expect(503);
-      expect(res.body.code).toBe("mail_unavailable");
+      for (const email of [body.email, "nobody-either@example.com"]) {
+        const res = await request(plain.app).post("/api/auth/request-password-reset").send({ email }).expect(503);
+        expect(res.body.code).toBe("mail_unavailable");
+      }
+      expect(await plain.db.prisma.mailOutbox.count()).toBe(0);
     } finally {
       await plain.close();
     }

@@ -47,6 +47,7 @@ describe("expired sessions are purged", () => {
       rotatedKid: undefined,
       purgedTokens: 0,
       completedDeletions: 0,
+      purgedMails: 0,
     });
     const failing = {
       sessions: { purgeExpired: () => Promise.reject(new Error("connect ECONNREFUSED")) },
@@ -58,6 +59,7 @@ describe("expired sessions are purged", () => {
       rotatedKid: undefined,
       purgedTokens: 0,
       completedDeletions: 0,
+      purgedMails: 0,
     });
   });
 

@@ -25,8 +25,8 @@ export interface Mailer {
 }
 
 /**
- * The SMTP server refused the message or could not be reached. The caller decides what the user
- * sees (identity answers 503 `mail_unavailable` and rolls its work back: docs/accounts.md).
+ * The SMTP server refused the message or could not be reached. The caller decides what happens
+ * (identity's outbox tries the mail again later: docs/accounts.md "Mail").
  */
 export class MailUnavailableError extends Error {
   readonly code = "mail_unavailable";

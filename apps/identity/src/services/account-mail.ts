@@ -1,6 +1,3 @@
-import { AppError } from "@app/http-kit";
-import { isMailUnavailable, type Mailer } from "@app/mailer";
-
 /** What one kind of mail says; `{link}` is where the absolute link goes. */
 interface Template {
   subject: string;
@@ -42,7 +39,7 @@ export type MailKind = keyof typeof TEMPLATES;
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
-/** The text and HTML bodies of a mail of `kind` carrying `link`. */
+/** The text and HTML bodies of a mail of `kind` carrying `link` (services/mail-outbox-worker.ts renders each mail as it sends it). */
 export function renderAccountMail(kind: MailKind, link: string): { subject: string; text: string; html: string } {
   const t: Template = TEMPLATES[kind];
   const text = `${t.intro}\n\n${link}\n\n${t.outro}\n`;
@@ -53,33 +50,4 @@ export function renderAccountMail(kind: MailKind, link: string): { subject: stri
 <p>${escapeHtml(t.outro)}</p>
 </body></html>`;
   return { subject: t.subject, text, html };
-}
-
-/**
- * The account mails (packages/mailer over SMTP). Without a mailer (no SMTP_URL) and whenever the
- * SMTP server fails, sending throws `mail_unavailable` (503); callers undo their work first
- * (docs/accounts.md).
- */
-export class AccountMail {
-  readonly #mailer: Mailer | undefined;
-
-  constructor(mailer: Mailer | undefined) {
-    this.#mailer = mailer;
-  }
-
-  /** False without SMTP_URL: nothing can be sent. */
-  get configured(): boolean {
-    return this.#mailer !== undefined;
-  }
-
-  async send(kind: MailKind, to: string, link: string): Promise<void> {
-    if (!this.#mailer) throw new AppError("mail_unavailable", "mail is not configured (set SMTP_URL)", { expose: true });
-    try {
-      await this.#mailer.send({ to, ...renderAccountMail(kind, link) });
-    } catch (error) {
-      if (isMailUnavailable(error))
-        throw new AppError("mail_unavailable", "mail could not be sent; try again later", { expose: true, cause: error });
-      throw error;
-    }
-  }
 }

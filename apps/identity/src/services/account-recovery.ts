@@ -2,8 +2,9 @@ import type { ChangeEmailBody, RequestPasswordResetBody, SendVerificationEmailBo
 import { isUniqueViolation, type PrismaClient, type User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { Logger } from "pino";
-import type { AccountMail, MailKind } from "./account-mail.js";
+import type { MailKind } from "./account-mail.js";
 import { trustedCallback } from "./callback-url.js";
+import type { MailOutbox } from "./mail-outbox.js";
 import type { MailTokens, TokenPurpose } from "./mail-tokens.js";
 import { hashPassword } from "./passwords.js";
 
@@ -23,21 +24,23 @@ export interface Verified {
 }
 
 /**
- * The mailed flows: password reset, email verification and email change. Each answers the same
- * for known and unknown addresses; a token lives only while its mail went out (a failed send
- * withdraws it and answers 503 `mail_unavailable`).
+ * The mailed flows: password reset, email verification and email change. Each answers the same,
+ * in the same time, for known and unknown addresses: the request writes the mail's token and its
+ * outbox row in one transaction, or the same statements with nothing to send, and the outbox's
+ * worker sends the mail later (services/mail-outbox.ts). Without SMTP_URL every address gets 503
+ * `mail_unavailable`.
  */
 export class AccountRecovery {
   readonly #db: PrismaClient;
   readonly #tokens: MailTokens;
-  readonly #mail: AccountMail;
+  readonly #outbox: MailOutbox;
   readonly #links: LinkSettings;
   readonly #logger: Logger;
 
-  constructor(deps: { prisma: PrismaClient; tokens: MailTokens; mail: AccountMail; links: LinkSettings; logger: Logger }) {
+  constructor(deps: { prisma: PrismaClient; tokens: MailTokens; outbox: MailOutbox; links: LinkSettings; logger: Logger }) {
     this.#db = deps.prisma;
     this.#tokens = deps.tokens;
-    this.#mail = deps.mail;
+    this.#outbox = deps.outbox;
     this.#links = deps.links;
     this.#logger = deps.logger;
   }
@@ -54,25 +57,21 @@ export class AccountRecovery {
     return url.href;
   }
 
-  /** Issues a token and mails its link; nothing when a mail of this purpose went out a minute ago. */
-  async #mailToken(kind: MailKind, purpose: TokenPurpose, user: { id: string }, to: string, link: (token: string) => string) {
-    if (!this.#mail.configured) throw new AppError("mail_unavailable", "mail is not configured (set SMTP_URL)", { expose: true });
-    const token = await this.#tokens.issue(purpose, user.id, to);
-    if (!token) return;
-    try {
-      await this.#mail.send(kind, to, link(token));
-    } catch (error) {
-      await this.#tokens.withdraw(token).catch(() => undefined);
-      throw error;
-    }
+  /**
+   * Issues a token and queues the mail of its link in one transaction; nothing is sent when a mail
+   * of this purpose went out a minute ago or without a `user` (an address that gets no mail), and
+   * each of those costs the same statements.
+   */
+  async #mailToken(kind: MailKind, purpose: TokenPurpose, user: { id: string } | undefined, to: string, link: (token: string) => string) {
+    if (!this.#outbox.enabled) throw new AppError("mail_unavailable", "mail is not configured (set SMTP_URL)", { expose: true });
+    await this.#outbox.enqueueTokenMail({ kind, purpose, userId: user?.id, to, link });
   }
 
   /** POST request-password-reset: a 1-hour single-use link to a known address; nothing else. */
   async requestPasswordReset(input: RequestPasswordResetBody): Promise<void> {
     const callback = this.callback(input.redirectTo, "/reset-password");
     const user = await this.#db.user.findUnique({ where: { email: input.email } });
-    if (!user) return;
-    await this.#mailToken("reset-password", "reset-password", user, user.email, (token) =>
+    await this.#mailToken("reset-password", "reset-password", user ?? undefined, input.email, (token) =>
       this.#api(`/reset-password/${token}`, { callbackURL: callback }),
     );
   }
@@ -97,8 +96,10 @@ export class AccountRecovery {
   async sendVerificationEmail(input: SendVerificationEmailBody): Promise<void> {
     const callback = this.callback(input.callbackURL);
     const user = await this.#db.user.findUnique({ where: { email: input.email } });
-    if (!user || user.emailVerified) return;
-    await this.sendVerificationTo(user, callback);
+    const unverified = user && !user.emailVerified ? user : undefined;
+    await this.#mailToken("verify-email", "verify-email", unverified, input.email, (token) =>
+      this.#api("/verify-email", { token, callbackURL: callback }),
+    );
   }
 
   /** The verification mail of `user` (sign-up, unverified sign-in); `callback` already checked. */
@@ -108,9 +109,9 @@ export class AccountRecovery {
     );
   }
 
-  /** Best effort: a mail failure is logged, never fails the caller (sign-up, sign-in). */
+  /** Best effort: a failure to queue the mail is logged, never fails the caller (sign-up, sign-in). */
   async sendVerificationQuietly(user: User, callback: string | undefined): Promise<void> {
-    if (!this.#mail.configured) return;
+    if (!this.#outbox.enabled) return;
     try {
       await this.sendVerificationTo(user, this.callback(callback));
     } catch (error) {
@@ -122,9 +123,9 @@ export class AccountRecovery {
   async changeEmail(user: User, input: ChangeEmailBody): Promise<void> {
     const callback = this.callback(input.callbackURL);
     if (input.newEmail === user.email) throw new AppError("bad_request", "the new email is the current one");
-    // An address in use gets no mail, and the answer is the same (no enumeration).
-    if (await this.#db.user.findUnique({ where: { email: input.newEmail }, select: { id: true } })) return;
-    await this.#mailToken("change-email", "change-email", user, input.newEmail, (token) =>
+    // An address in use gets no mail, with the same answer in the same time (no enumeration).
+    const taken = await this.#db.user.findUnique({ where: { email: input.newEmail }, select: { id: true } });
+    await this.#mailToken("change-email", "change-email", taken ? undefined : user, input.newEmail, (token) =>
       this.#api("/verify-email", { token, callbackURL: callback }),
     );
   }

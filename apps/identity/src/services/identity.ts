@@ -3,11 +3,11 @@ import type { PrismaClient, Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { Mailer } from "@app/mailer";
 import type { Logger } from "pino";
-import { AccountMail } from "./account-mail.js";
 import { AccountRecovery } from "./account-recovery.js";
 import { AccountSettings } from "./account-settings.js";
 import { Accounts } from "./accounts.js";
 import { KeySet, type PublicJwk } from "./key-set.js";
+import { MailOutbox } from "./mail-outbox.js";
 import { MailTokens } from "./mail-tokens.js";
 import type { SqlPool } from "./raw-query.js";
 import { type SessionMeta, Sessions } from "./sessions.js";
@@ -56,6 +56,8 @@ export class IdentityService {
   readonly sessions: Sessions;
   readonly keys: KeySet;
   readonly mailTokens: MailTokens;
+  /** Account mails wait here for the worker (services/mail-outbox-worker.ts) that sends them. */
+  readonly mailOutbox: MailOutbox;
   readonly recovery: AccountRecovery;
   readonly settings: AccountSettings;
   readonly #settings: IdentitySettings;
@@ -71,7 +73,10 @@ export class IdentityService {
     logger: Logger;
     settings: IdentitySettings;
     now?: () => number;
-    /** Outgoing mail; without it every mail-sending route answers 503 `mail_unavailable`. */
+    /**
+     * Outgoing mail, sent by a MailOutboxWorker its owner starts (server.ts); without it nothing
+     * is queued and every mail-sending route answers 503 `mail_unavailable`.
+     */
     mailer?: Mailer;
   }) {
     this.#now = deps.now ?? Date.now;
@@ -95,10 +100,18 @@ export class IdentityService {
       ...(deps.settings.keyActivationDelayMs === undefined ? {} : { activationDelayMs: deps.settings.keyActivationDelayMs }),
     });
     this.mailTokens = new MailTokens({ prisma: deps.prisma, authSecret: deps.settings.authSecret, now: this.#now });
+    this.mailOutbox = new MailOutbox({
+      prisma: deps.prisma,
+      tokens: this.mailTokens,
+      authSecret: deps.settings.authSecret,
+      logger: deps.logger,
+      now: this.#now,
+      settings: { enabled: deps.mailer !== undefined },
+    });
     this.recovery = new AccountRecovery({
       prisma: deps.prisma,
       tokens: this.mailTokens,
-      mail: new AccountMail(deps.mailer),
+      outbox: this.mailOutbox,
       links: { baseUrl: deps.settings.baseUrl ?? deps.settings.issuer, trustedOrigins: deps.settings.trustedOrigins ?? [] },
       logger: deps.logger,
     });
@@ -106,13 +119,13 @@ export class IdentityService {
   }
 
   /**
-   * Signs up and sends the verification mail in the background (best effort: a slow or failing
-   * SMTP server never delays or undoes the account; send-verification-email sends it again).
+   * Signs up and queues the verification mail (best effort: the outbox sends it later, so a slow
+   * or failing SMTP server never delays or undoes the account; send-verification-email sends it again).
    */
   async signUp(input: SignUpBody, meta: SessionMeta): Promise<SignedIn> {
     if (input.callbackURL !== undefined) this.recovery.callback(input.callbackURL);
     const user = await this.accounts.signUp(input);
-    void this.recovery.sendVerificationQuietly(user, input.callbackURL);
+    await this.recovery.sendVerificationQuietly(user, input.callbackURL);
     const { token, session } = await this.sessions.create(user.id, meta);
     return { token, session, user };
   }
@@ -125,7 +138,7 @@ export class IdentityService {
   async signIn(input: SignInBody, meta: SessionMeta): Promise<SignedIn> {
     const user = await this.accounts.signIn(input);
     if (this.#settings.requireEmailVerification && !user.emailVerified) {
-      void this.recovery.sendVerificationQuietly(user, input.callbackURL);
+      await this.recovery.sendVerificationQuietly(user, input.callbackURL);
       throw new AppError("email_not_verified", "verify your email address first: a new link is on its way");
     }
     const { token, session } = await this.sessions.create(user.id, meta);

@@ -1,5 +1,5 @@
 import { createHmac, hkdfSync, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import type { PrismaClient } from "@app/db";
+import type { Prisma, PrismaClient } from "@app/db";
 
 /** What a mailed token is for; a token of one purpose never works for another. */
 export type TokenPurpose = "reset-password" | "verify-email" | "change-email";
@@ -52,18 +52,21 @@ export class MailTokens {
   /**
    * A new token for `userId`, or undefined when one of this purpose was issued less than
    * {@link MAIL_COOLDOWN_MS} ago (the caller then sends no mail and answers as if it had).
+   * Inside `tx` when given: the mail outbox writes the mail's row in the token's transaction
+   * (services/mail-outbox.ts), and mirrors these statements for an address without a token.
    */
-  async issue(purpose: TokenPurpose, userId: string, email: string): Promise<string | undefined> {
+  async issue(purpose: TokenPurpose, userId: string, email: string, tx?: Prisma.TransactionClient): Promise<string | undefined> {
     const now = this.#now();
-    const recent = await this.#db.verification.findFirst({
+    const db = tx ?? this.#db;
+    const recent = await db.verification.findFirst({
       where: { userId, purpose, email, createdAt: { gt: new Date(now - MAIL_COOLDOWN_MS) }, expiresAt: { gt: new Date(now) } },
       select: { id: true },
     });
     if (recent) return undefined;
     const token = randomBytes(32).toString("base64url");
-    await this.#db.$transaction([
-      this.#db.verification.deleteMany({ where: { userId, purpose } }),
-      this.#db.verification.create({
+    const replace = (client: Prisma.TransactionClient | PrismaClient) => [
+      client.verification.deleteMany({ where: { userId, purpose } }),
+      client.verification.create({
         data: {
           id: randomUUID(),
           purpose,
@@ -74,7 +77,9 @@ export class MailTokens {
           createdAt: new Date(now),
         },
       }),
-    ]);
+    ];
+    if (tx) for (const statement of replace(tx)) await statement;
+    else await this.#db.$transaction(replace(this.#db));
     return token;
   }
 

@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { SignUpBody } from "@app/contracts";
 import type { User } from "@app/db";
-import type { Mailer } from "@app/mailer";
 import type { Logger } from "pino";
-import { AccountMail } from "./account-mail.js";
 import type { IdentityService } from "./identity.js";
 
 /** The fields of a user that sign-up answers with (routes/auth-routes.ts `publicUser`). */
@@ -14,19 +12,18 @@ export type SignUpUser = Pick<User, "id" | "email" | "name" | "emailVerified" | 
  * `requireEmailVerification`: nobody is signed in, so a new and a taken address get the same
  * answer. A new address gets its account and the verification mail; a taken one gets no account,
  * and its owner a "someone tried to create an account" mail with a password reset link. Both
- * paths hash the password and try the insert (services/accounts.ts `signUpOrFind`) and mail in
- * the background, so neither the answer nor its timing tells the two apart (docs/accounts.md).
+ * paths hash the password and try the insert (services/accounts.ts `signUpOrFind`) and queue
+ * their mail with its token through the outbox (services/mail-outbox.ts: the same statements),
+ * so neither the answer nor its timing tells the two apart (docs/accounts.md).
  */
 export class VerifiedSignUp {
   readonly #service: IdentityService;
-  readonly #mail: AccountMail;
   readonly #baseUrl: string;
   readonly #logger: Logger;
   readonly #now: () => number;
 
-  constructor(deps: { service: IdentityService; mailer: Mailer | undefined; baseUrl: string; logger: Logger; now?: () => number }) {
+  constructor(deps: { service: IdentityService; baseUrl: string; logger: Logger; now?: () => number }) {
     this.#service = deps.service;
-    this.#mail = new AccountMail(deps.mailer);
     this.#baseUrl = deps.baseUrl.replace(/\/+$/, "");
     this.#logger = deps.logger;
     this.#now = deps.now ?? Date.now;
@@ -41,10 +38,10 @@ export class VerifiedSignUp {
     if (input.callbackURL !== undefined) this.#service.recovery.callback(input.callbackURL);
     const outcome = await this.#service.accounts.signUpOrFind(input);
     if (outcome.created) {
-      void this.#service.recovery.sendVerificationQuietly(outcome.user, input.callbackURL);
+      await this.#service.recovery.sendVerificationQuietly(outcome.user, input.callbackURL);
       return outcome.user;
     }
-    void this.#warnOwner(outcome.user);
+    await this.#warnOwner(outcome.user);
     const now = new Date(this.#now());
     return {
       id: randomUUID(),
@@ -58,23 +55,23 @@ export class VerifiedSignUp {
   }
 
   /**
-   * Best effort, like the verification mail: a failure is logged, never answered. The reset token
-   * rides services/mail-tokens.ts, so its owner gets at most one such mail a minute, however many
-   * sign-ups are tried on the address.
+   * Best effort, like the verification mail: a failure to queue it is logged, never answered. The
+   * reset token rides services/mail-tokens.ts, so its owner gets at most one such mail a minute,
+   * however many sign-ups are tried on the address.
    */
   async #warnOwner(owner: User): Promise<void> {
-    if (!this.#mail.configured) return;
-    const tokens = this.#service.mailTokens;
-    let token: string | undefined;
+    const outbox = this.#service.mailOutbox;
+    if (!outbox.enabled) return;
+    const callback = this.#service.recovery.callback(undefined, "/reset-password");
+    const link = (token: string) => {
+      const url = new URL(`${this.#baseUrl}/api/auth/reset-password/${token}`);
+      url.searchParams.set("callbackURL", callback);
+      return url.href;
+    };
     try {
-      token = await tokens.issue("reset-password", owner.id, owner.email);
-      if (!token) return;
-      const link = new URL(`${this.#baseUrl}/api/auth/reset-password/${token}`);
-      link.searchParams.set("callbackURL", this.#service.recovery.callback(undefined, "/reset-password"));
-      await this.#mail.send("sign-up-attempt", owner.email, link.href);
+      await outbox.enqueueTokenMail({ kind: "sign-up-attempt", purpose: "reset-password", userId: owner.id, to: owner.email, link });
     } catch (error) {
-      if (token) await tokens.withdraw(token).catch(() => undefined);
-      this.#logger.warn({ err: (error as Error).message, userId: owner.id }, "sign-up attempt mail not sent");
+      this.#logger.warn({ err: (error as Error).message, userId: owner.id }, "sign-up attempt mail not queued");
     }
   }
 }
