@@ -46,6 +46,49 @@ describe("/dev/mail", () => {
     expect((await fetch(`${base}/dev/mail`, { method: "POST" })).status).toBe(404);
   });
 
+  /** A GET with `host` as its Host header (fetch sends the URL's own). */
+  function getWithHost(base: string, host: string, path = "/dev/mail?format=json"): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const { hostname, port } = new URL(base);
+      http
+        .get({ hostname, port, path, headers: { host } }, (res) => {
+          let body = "";
+          res.on("data", (c: Buffer) => {
+            body += c.toString();
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        })
+        .on("error", reject);
+    });
+  }
+
+  it("answers only the base URL's host and loopback names, so a DNS-rebinding page cannot read it", async () => {
+    const base = await listen(
+      createGateway({ identity: [upstream], api: [upstream], logger: silent, devMail: mailbox, baseUrl: "http://auth.example.test:3000" }),
+    );
+    const port = new URL(base).port;
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, "auth.example.test:3000", "AUTH.example.test"]) {
+      const res = await getWithHost(base, host);
+      expect(res.status, host).toBe(200);
+      // The mailbox gets its own address as Host, the only kind it answers (tools/stack/src/dev-mail.ts).
+      expect(JSON.parse(res.body), host).toEqual({ mailbox: "/dev/mail?format=json" });
+    }
+    for (const host of [
+      `rebind.attacker.example:${port}`,
+      "localhost.attacker.example",
+      "127.0.0.1.nip.io",
+      "a b",
+      "x@localhost",
+      "localhost/evil",
+    ]) {
+      const res = await getWithHost(base, host);
+      expect(res.status, host).toBe(403);
+      expect((JSON.parse(res.body) as { error: { code: string } }).error.code, host).toBe("forbidden");
+    }
+    // Other routes still answer whatever the Host.
+    expect((await getWithHost(base, "rebind.attacker.example", "/api/x")).status).toBe(200);
+  });
+
   it("is absent without a mailbox", async () => {
     const base = await listen(createGateway({ identity: [upstream], api: [upstream], logger: silent }));
     const res = await fetch(`${base}/dev/mail`);

@@ -4,6 +4,7 @@ import { AUTH_BASE_PATH, fail } from "@app/contracts";
 import { EDGE_LIMITS, isRefusedConnection, limitConnections, redactUrl, type ServerLimits, serverOptions } from "@app/http-kit";
 import { createProxyMiddleware, type RequestHandler } from "http-proxy-middleware";
 import type { Logger } from "pino";
+import { devMailHostAllowed } from "./dev-mail-host.js";
 import { clientConnection, LINGER_LIMITS, type LingerLimits, lingerAfterResponse } from "./early-answer.js";
 
 /** Where the gateway sends traffic: one or more base URLs per upstream, used round robin. */
@@ -18,6 +19,8 @@ export interface GatewayOptions {
    * {@link devMailUpstream}, so the route does not exist in production.
    */
   devMail?: string | undefined;
+  /** The public base URL (`BASE_URL`): besides loopback names, the one Host `/dev/mail` answers. */
+  baseUrl?: string | undefined;
   /** What is still read of a request body after its response (default {@link LINGER_LIMITS}). */
   linger?: LingerLimits;
 }
@@ -114,7 +117,10 @@ export function createGateway(options: GatewayOptions): Server {
   };
   const identity: RequestHandler = createProxyMiddleware({ ...common, target: options.identity[0], router: () => pickIdentity() });
   const api: RequestHandler = createProxyMiddleware({ ...common, target: options.api[0], router: () => pickApi() });
-  const devMail: RequestHandler | undefined = options.devMail ? createProxyMiddleware({ ...common, target: options.devMail }) : undefined;
+  // changeOrigin: the mailbox sees its own loopback address as Host, the only one it answers.
+  const devMail: RequestHandler | undefined = options.devMail
+    ? createProxyMiddleware({ ...common, changeOrigin: true, target: options.devMail })
+    : undefined;
 
   // Request heads up to 128 KiB (Node's default is 16 KiB), as the API accepts: an oversized token
   // then reaches the API's verifier and gets its 401 envelope instead of a bare 431 here.
@@ -144,6 +150,11 @@ export function createGateway(options: GatewayOptions): Server {
     }
     dropForwardingHeaders(req);
     const mailbox = devMail && (req.method === "GET" || req.method === "HEAD") && isDevMailPath(url) ? devMail : undefined;
+    if (mailbox && !devMailHostAllowed(req.headers.host, options.baseUrl)) {
+      res.writeHead(403, { "content-type": "application/json; charset=utf-8" });
+      res.end(JSON.stringify(fail("forbidden", "the development mailbox answers only on the base URL's host or localhost")));
+      return;
+    }
     const route = isAuthPath(url) ? identity : isApiPath(url) ? api : mailbox;
     if (!route) {
       res.writeHead(404, { "content-type": "application/json; charset=utf-8" });

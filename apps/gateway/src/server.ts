@@ -15,6 +15,8 @@ const config = loadConfig(
     NODE_ENV: z.string().optional(),
     // The launcher's development mailbox (tools/stack/src/dev-mail.ts); ignored in production.
     DEV_MAIL_URL: z.url().optional(),
+    // The public base URL: its host is, besides loopback names, the one `/dev/mail` answers on.
+    BASE_URL: z.url().optional(),
   }),
   process.env,
   "gateway",
@@ -27,6 +29,7 @@ const server = createGateway({
   logger,
   limits,
   devMail: devMailUpstream(config),
+  baseUrl: config.BASE_URL,
 });
 const drain = politeDrain(server, logger);
 server.listen(config.PORT, config.HOST, () => logger.info({ port: config.PORT }, "listening"));

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
+import http from "node:http";
 import { createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { wantsDevMail } from "./dev-mail.js";
+import { isLoopbackHost, wantsDevMail } from "./dev-mail.js";
 import { launchStack, type RunningStack } from "./launch.js";
 
 let database: TestDatabase;
@@ -72,6 +73,33 @@ describe("the development mailbox of a launched stack", () => {
     const session = await fetch(`${base}/api/auth/get-session`, { headers: { cookie } });
     expect(((await session.json()) as { user: { emailVerified: boolean } }).user.emailVerified).toBe(true);
   }, 30_000);
+
+  it("answers a foreign Host (a DNS-rebinding page) with 403, at the gateway and at the mailbox's own port", async () => {
+    if (!stack?.devMail) throw new Error("no mailbox");
+    const get = (base: string, host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const { hostname, port } = new URL(base);
+        http
+          .get({ hostname, port, path: "/dev/mail?format=json", headers: { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+          .on("error", reject);
+      });
+    const gatewayPort = new URL(stack.baseUrl).port;
+    const mailboxPort = new URL(stack.devMail.httpUrl).port;
+    expect(await get(stack.baseUrl, `localhost:${gatewayPort}`)).toBe(200);
+    expect(await get(stack.baseUrl, `rebind.attacker.example:${gatewayPort}`)).toBe(403);
+    expect(await get(stack.devMail.httpUrl, `127.0.0.1:${mailboxPort}`)).toBe(200);
+    expect(await get(stack.devMail.httpUrl, `rebind.attacker.example:${mailboxPort}`)).toBe(403);
+  });
+
+  it("knows the loopback Host names", () => {
+    for (const host of ["localhost", "localhost:3000", "127.0.0.1:9", "[::1]:3000", "LOCALHOST"])
+      expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of [undefined, "", "evil.example", "localhost.evil.example", "127.0.0.1.nip.io", "x@localhost", "localhost/x"])
+      expect(isLoopbackHost(host), String(host)).toBe(false);
+  });
 
   it("stops the catcher and its HTTP server with the stack", async () => {
     if (!stack?.devMail) throw new Error("no mailbox");

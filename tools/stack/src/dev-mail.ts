@@ -27,15 +27,35 @@ export function mailLines(mail: CaughtMail): string[] {
 }
 
 /**
+ * True when a Host header names this machine by a loopback name. The gateway forwards `/dev/mail`
+ * with the mailbox's own address as Host (apps/gateway/src/gateway.ts), so any other name is a
+ * page that reaches the mailbox's port directly, such as a DNS-rebinding page, which sends its own
+ * name: it must not read the reset and verification links.
+ */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (!host || /[\s/?#@\\]/.test(host)) return false;
+  try {
+    return ["localhost", "127.0.0.1", "[::1]"].includes(new URL(`http://${host}`).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Starts the mail catcher (packages/mailer, a real SMTP server on a free port) and a tiny HTTP
  * server rendering what it caught. The gateway proxies `{base_url}/dev/mail` here; the mailbox
- * page shows every path under it alike. `no-store`: a reload always shows the newest mail.
+ * page shows every path under it alike, to loopback Host names only. `no-store`: a reload always
+ * shows the newest mail.
  */
 export async function startDevMail(onMail: (mail: CaughtMail) => void): Promise<DevMail> {
   const catcher: MailCatcher = await startMailCatcher({ onMessage: onMail });
   const server = http.createServer((req, res) => {
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" }).end("method not allowed\n");
+      return;
+    }
+    if (!isLoopbackHost(req.headers.host)) {
+      res.writeHead(403, { "content-type": "text/plain" }).end("the development mailbox answers only to localhost\n");
       return;
     }
     const format = new URL(req.url ?? "/", "http://mailbox").searchParams.get("format") ?? undefined;
