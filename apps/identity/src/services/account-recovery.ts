@@ -59,8 +59,8 @@ export class AccountRecovery {
 
   /**
    * Issues a token and queues the mail of its link in one transaction; nothing is sent when a mail
-   * of this purpose went out a minute ago or without a `user` (an address that gets no mail), and
-   * each of those costs the same statements.
+   * of this purpose went out a minute ago, when the address is over its mail budget, or without a
+   * `user` (an address that gets no mail), and each of those costs the same statements.
    */
   async #mailToken(kind: MailKind, purpose: TokenPurpose, user: { id: string } | undefined, to: string, link: (token: string) => string) {
     if (!this.#outbox.enabled) throw new AppError("mail_unavailable", "mail is not configured (set SMTP_URL)", { expose: true });
@@ -81,8 +81,13 @@ export class AccountRecovery {
     return (await this.#tokens.peek("reset-password", token)) !== undefined;
   }
 
-  /** POST reset-password: sets the password and ends every session of the user; the token is spent. */
+  /**
+   * POST reset-password: sets the password and ends every session of the user; the token is
+   * spent. The token is checked before the password is hashed, so an invalid one costs no argon2.
+   */
   async resetPassword(token: string, newPassword: string): Promise<void> {
+    if (!(await this.#tokens.peek("reset-password", token)))
+      throw new AppError("invalid_token", "the reset link is invalid, used or expired");
     const passwordHash = await hashPassword(newPassword);
     const grant = await this.#tokens.consume(["reset-password"], token);
     if (!grant) throw new AppError("invalid_token", "the reset link is invalid, used or expired");
