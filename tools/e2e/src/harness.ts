@@ -11,6 +11,16 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 /** Where screenshots go (CI uploads artifacts/). */
 export const SCREENSHOT_DIR = path.join(ROOT, "artifacts", "screenshots");
 
+/**
+ * Where the page checks save each page's picture (`<page>-<desktop|phone>.png`, page-checks.ts):
+ * artifacts/screenshots/pages, so a test run leaves the tracked docs/screenshots as they are.
+ * `pnpm screenshots` sets `SCREENSHOTS_TO_DOCS=true` to refresh docs/screenshots on purpose
+ * (docs/operations.md).
+ */
+export function pageScreenshotDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.SCREENSHOTS_TO_DOCS === "true" ? path.join(ROOT, "docs", "screenshots") : path.join(SCREENSHOT_DIR, "pages");
+}
+
 /** Debian's Chromium unless CHROME_PATH names another (never a downloaded browser). */
 export const CHROME_PATH = process.env.CHROME_PATH ?? "/usr/bin/chromium";
 

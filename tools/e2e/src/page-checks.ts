@@ -1,12 +1,12 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { ROOT } from "@app/stack";
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
+import { pageScreenshotDir } from "./harness.js";
 
-/** Where the README's pictures come from: docs/screenshots/<page>-<desktop|phone>.png. */
-export const DOCS_SCREENSHOT_DIR = path.join(ROOT, "docs", "screenshots");
+/** Where checkPage saves `<page>-<desktop|phone>.png`: artifacts/ in a test run (harness.ts). */
+export const PAGE_SCREENSHOT_DIR = pageScreenshotDir();
 
 /** The two screen sizes every page is checked at. */
 export const DESKTOP = { width: 1280, height: 800 } as const;
@@ -67,17 +67,17 @@ async function settle(page: Page): Promise<void> {
 /**
  * The checks every page gets: at 390×844 nothing scrolls sideways, axe-core finds no serious or
  * critical violation (at both sizes), and with `shot` the page is saved as
- * docs/screenshots/<shot>-desktop.png and -phone.png. The viewport is back at desktop size after.
+ * {@link PAGE_SCREENSHOT_DIR}/<shot>-desktop.png and -phone.png. The viewport is back at desktop size after.
  */
 export async function checkPage(page: Page, label: string, shot?: string): Promise<void> {
-  if (shot) await mkdir(DOCS_SCREENSHOT_DIR, { recursive: true });
+  if (shot) await mkdir(PAGE_SCREENSHOT_DIR, { recursive: true });
   await page.setViewportSize(PHONE);
   await settle(page);
   expect(await sidewaysOverflow(page), `${label}: scrolls sideways at ${PHONE.width}px`).toBeLessThanOrEqual(0);
   expect(await seriousViolations(page), `${label}: axe at phone size`).toEqual([]);
-  if (shot) await page.screenshot({ path: path.join(DOCS_SCREENSHOT_DIR, `${shot}-phone.png`) });
+  if (shot) await page.screenshot({ path: path.join(PAGE_SCREENSHOT_DIR, `${shot}-phone.png`) });
   await page.setViewportSize(DESKTOP);
   await settle(page);
   expect(await seriousViolations(page), `${label}: axe at desktop size`).toEqual([]);
-  if (shot) await page.screenshot({ path: path.join(DOCS_SCREENSHOT_DIR, `${shot}-desktop.png`) });
+  if (shot) await page.screenshot({ path: path.join(PAGE_SCREENSHOT_DIR, `${shot}-desktop.png`) });
 }
