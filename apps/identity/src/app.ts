@@ -83,6 +83,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
       baseUrl: config.baseUrl,
       trustedOrigins: config.corsOrigins,
       requireEmailVerification: config.requireEmailVerification,
+      mailBudgetPerHour: config.mailBudgetPerHour,
     },
     ...(deps.now ? { now: deps.now } : {}),
     ...(deps.mailer ? { mailer: deps.mailer } : {}),

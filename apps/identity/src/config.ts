@@ -76,6 +76,7 @@ const schema = z
         if (problem) ctx.addIssue({ code: "custom", message: problem });
       }),
     MAIL_FROM: z.string().trim().min(3).max(320).optional(),
+    MAIL_BUDGET_PER_HOUR: z.coerce.number().int().min(1).default(5),
     // No default here: unset means true in production and false elsewhere (configFrom).
     REQUIRE_EMAIL_VERIFICATION: z.enum(["true", "false"], { error: "REQUIRE_EMAIL_VERIFICATION must be true or false" }).optional(),
     MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).default(50),
@@ -140,6 +141,8 @@ export interface IdentityConfig {
   smtpUrl: string | undefined;
   /** From header of account mails. */
   mailFrom: string;
+  /** Mails one address may receive per hour, whatever route caused them (services/mail-outbox.ts). */
+  mailBudgetPerHour: number;
   /** Sign-in of an unverified email answers 403 `email_not_verified` (default: true in production). */
   requireEmailVerification: boolean;
   /** Oldest sessions of a user beyond this many are deleted on sign-in. */
@@ -239,6 +242,7 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
     },
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM ?? `Accounts <no-reply@${new URL(baseUrl).hostname}>`,
+    mailBudgetPerHour: env.MAIL_BUDGET_PER_HOUR,
     requireEmailVerification: requiresVerification(env),
     maxSessionsPerUser: env.MAX_SESSIONS_PER_USER,
     keyRotationMs: env.KEY_ROTATION_DAYS * DAY,

@@ -8,7 +8,7 @@ export interface HousekeepingResult {
   rotatedKid: string | undefined;
   purgedTokens: number;
   completedDeletions: number;
-  /** Finished outbox rows older than an hour (services/mail-outbox.ts). */
+  /** Finished outbox rows past the mail budget's window (services/mail-outbox.ts). */
   purgedMails: number;
 }
 
@@ -18,7 +18,7 @@ type HousekeepingService = Pick<IdentityService, "sessions" | "keys"> &
 
 /**
  * One round of the identity's periodic work: delete expired sessions and mailed tokens, delete
- * finished outbox rows older than an hour, delete the users whose deletion the API has
+ * finished outbox rows the mail budget no longer counts, delete the users whose deletion the API has
  * finished (services/account-settings.ts), retire keys whose overlap has passed, and rotate the
  * signing key when `keyRotationMs` (> 0) says it is due. Each step logs its own failure (a
  * database outage) and the round goes on; it never throws.

@@ -65,7 +65,7 @@ async function users(prefix: string, count: number, verified = false, on: Kit = 
 
 beforeAll(async () => {
   // Limits high enough that the comparison never meets a 429.
-  kit = await mailKit({ env: { RATE_LIMIT_MAIL_IP_MAX: "100000", RATE_LIMIT_MAIL_ADDRESS_MAX: "100000" } });
+  kit = await mailKit({ env: { RATE_LIMIT_MAIL_IP_MAX: "100000", RATE_LIMIT_MAIL_ADDRESS_MAX: "100000", MAIL_BUDGET_PER_HOUR: "100000" } });
 });
 afterAll(async () => {
   await kit?.close();
@@ -127,8 +127,8 @@ describe("the mail routes take the same time whatever the address", () => {
 
 describe("verified sign-up takes the same time for a new and a taken address", () => {
   // Fewer rounds: each sign-up hashes a password (argon2), which dwarfs the mail's writes.
-  const SIGN_UPS = 16;
-  it("both hash the password, try the insert and queue their mail", { timeout: 180_000 }, async () => {
+  const SIGN_UPS = 30;
+  it("both hash the password, try the insert and queue their mail", { timeout: 300_000 }, async () => {
     const verified = await mailKit({
       env: { REQUIRE_EMAIL_VERIFICATION: "true", RATE_LIMIT_MAIL_IP_MAX: "100000", RATE_LIMIT_MAIL_ADDRESS_MAX: "100000" },
     });
@@ -152,11 +152,11 @@ describe("verified sign-up takes the same time for a new and a taken address", (
 });
 
 describe("the mail routes send PostgreSQL the same statements whatever the address", () => {
-  it("a mail queued, an unknown or verified or taken address and a cool-down alike", async () => {
+  it("a mail queued, an unknown or verified or taken address, a cool-down and an exhausted budget alike", async () => {
     // No worker here: only the requests' own statements are counted (the mailer is never used).
     const quiet = await identityKit({
       mailer: kit.mailer,
-      env: { RATE_LIMIT_MAIL_IP_MAX: "100000", RATE_LIMIT_MAIL_ADDRESS_MAX: "100000" },
+      env: { RATE_LIMIT_MAIL_IP_MAX: "100000", RATE_LIMIT_MAIL_ADDRESS_MAX: "100000", MAIL_BUDGET_PER_HOUR: "2" },
     });
     try {
       const statements = async (path: string, body: object, cookie = "") => {
@@ -184,13 +184,15 @@ describe("the mail routes send PostgreSQL the same statements whatever the addre
         verifyQueued: await verify(known.user.email),
         verifyVerified: await verify(verified.user.email),
         verifyUnknown: await verify(`count-ghost-${tag}@example.com`),
+        // The third mail to the address within the hour is over the budget of 2.
+        overBudget: await reset(known.user.email),
       };
       expect(new Set(Object.values(counts)).size, JSON.stringify(counts)).toBe(1);
       const change = (newEmail: string) => statements("change-email", { newEmail }, mover.cookie);
       const free = await change(`count-free-${tag}@example.com`);
       expect(await change(owner.user.email)).toBe(free);
       const states = await quiet.db.prisma.mailOutbox.groupBy({ by: ["state"], _count: true });
-      expect(Object.fromEntries(states.map((s) => [s.state, s._count]))).toEqual({ pending: 3, skipped: 5 });
+      expect(Object.fromEntries(states.map((s) => [s.state, s._count]))).toEqual({ pending: 3, skipped: 5, dropped: 1 });
     } finally {
       await quiet.close();
     }

@@ -5,14 +5,15 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runHousekeeping } from "../src/housekeeping.js";
 import { MailOutboxWorker, retryDelayMs } from "../src/services/mail-outbox-worker.js";
-import { frozenClock, identityKit, type Kit } from "./kit.js";
+import { frozenClock, identityKit, type Kit, signUp } from "./kit.js";
 import { linkOf, mailKit, pathOf, TEST_WORKER_OPTIONS } from "./mail-kit.js";
 
 // The outbox of account mails (services/mail-outbox.ts, services/mail-outbox-worker.ts) on real
 // PostgreSQL and a real SMTP catcher: what a row holds, retries and giving up, two instances
-// draining one outbox, a dead worker's lease and the purge.
+// draining one outbox, a dead worker's lease, the per-address budget and the purge.
 
 const silent = createLogger({ name: "t", level: "silent" });
+const PASSWORD = "correct horse battery";
 const tag = Date.now().toString(36);
 
 /** Polls until `check` holds. */
@@ -188,8 +189,57 @@ describe("several identity instances", () => {
   });
 });
 
+describe("the per-address mail budget", () => {
+  it("sign-up → delete-user → sign-up: at most MAIL_BUDGET_PER_HOUR mails to the address, whatever route causes them", async () => {
+    const kit = await mailKit();
+    try {
+      expect(kit.config.mailBudgetPerHour).toBe(5);
+      const email = `nobody-verified-${tag}@example.com`;
+      for (let round = 0; round < 7; round += 1) {
+        const { cookie } = await signUp(kit.app, { email });
+        await request(kit.app).post("/api/auth/delete-user").set("cookie", cookie).send({ password: PASSWORD }).expect(200);
+      }
+      // Another route spends the same budget: the answer does not change.
+      await signUp(kit.app, { email });
+      const reset = await request(kit.app).post("/api/auth/request-password-reset").send({ email }).expect(200);
+      expect(reset.body.status).toBe(true);
+      await kit.settled();
+      expect(kit.catcher.messages().filter((m) => m.to.includes(email))).toHaveLength(5);
+      const states = await kit.db.prisma.mailOutbox.groupBy({ by: ["state"], _count: true });
+      expect(Object.fromEntries(states.map((s) => [s.state, s._count]))).toEqual({ sent: 5, dropped: 4 });
+      // Dropped mails are logged with a keyed hash of the address, never the address.
+      const dropped = kit.logs.filter((l) => l.includes("over its mail budget")).map((l) => JSON.parse(l));
+      expect(dropped).toHaveLength(4);
+      expect(dropped[0]).toMatchObject({ recipient: kit.service.mailOutbox.recipientKey(email).slice(0, 16), kind: "verify-email" });
+      expect(dropped[3]).toMatchObject({ kind: "reset-password" });
+      expect(kit.logs.join("")).not.toContain(email);
+      // No token was made for a dropped mail.
+      const current = await kit.db.prisma.user.findUniqueOrThrow({ where: { email } });
+      expect(await kit.db.prisma.verification.count({ where: { userId: current.id } })).toBe(0);
+      // Other addresses keep their own budget.
+      const other = await signUp(kit.app);
+      await kit.mailTo(other.body.email, "Verify");
+    } finally {
+      await kit.close();
+    }
+  });
+
+  it("counts the normalised address: another spelling of it spends the same budget", async () => {
+    const kit = await mailKit({ env: { MAIL_BUDGET_PER_HOUR: "1" } });
+    try {
+      const u = await user(kit, "spelling");
+      expect(await queueReset(kit, u)).toBe("queued");
+      const shouting = { id: u.id, email: u.email.toUpperCase() };
+      expect(await queueReset(kit, shouting)).toBe("dropped");
+      await kit.settled();
+    } finally {
+      await kit.close();
+    }
+  });
+});
+
 describe("housekeeping", () => {
-  it("deletes finished rows after an hour, and keeps mail still to send", async () => {
+  it("deletes finished rows once the budget no longer counts them, and keeps mail still to send", async () => {
     const clock = frozenClock(Date.now());
     const catcher = await startMailCatcher();
     const mailer = createMailer({ smtpUrl: catcher.url, from: "Accounts <no-reply@example.com>" });

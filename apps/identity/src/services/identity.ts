@@ -29,6 +29,8 @@ export interface IdentitySettings {
   trustedOrigins?: readonly string[];
   /** Sign-in of a user whose email is not verified answers 403 `email_not_verified`. */
   requireEmailVerification?: boolean;
+  /** Mails one address may receive per hour, whatever caused them (services/mail-outbox.ts; default 5). */
+  mailBudgetPerHour?: number;
 }
 
 /** A signed-in session: the cookie value to set and the public view. */
@@ -106,7 +108,10 @@ export class IdentityService {
       authSecret: deps.settings.authSecret,
       logger: deps.logger,
       now: this.#now,
-      settings: { enabled: deps.mailer !== undefined },
+      settings: {
+        enabled: deps.mailer !== undefined,
+        ...(deps.settings.mailBudgetPerHour === undefined ? {} : { budgetPerHour: deps.settings.mailBudgetPerHour }),
+      },
     });
     this.recovery = new AccountRecovery({
       prisma: deps.prisma,

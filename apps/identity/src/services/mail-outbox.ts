@@ -6,13 +6,19 @@ import type { Logger } from "pino";
 import type { MailKind } from "./account-mail.js";
 import { MAIL_COOLDOWN_MS, type MailTokens, type TokenPurpose } from "./mail-tokens.js";
 
-/** How long a finished row stays before housekeeping deletes it. */
-const KEEP_FINISHED_MS = 60 * 60 * 1000;
+/** The window of the per-address budget. */
+export const MAIL_BUDGET_WINDOW_MS = 60 * 60 * 1000;
+/** Mails one address may receive per {@link MAIL_BUDGET_WINDOW_MS} unless MAIL_BUDGET_PER_HOUR says otherwise. */
+export const DEFAULT_MAIL_BUDGET = 5;
 
 /** Salt as in mail-tokens.ts and packages/secret-box, with infos of its own: independent keys. */
 const KDF_SALT = "token-auth-service";
 const RECIPIENT_INFO = "mail-outbox-recipient";
 const SEAL_PURPOSE = "mail-outbox";
+/** First argument of the per-address advisory lock (two-key form), apart from other locks. */
+const LOCK_CLASS = 0x6d61696c;
+/** Rows that are, or were, a mail to the address: what the budget counts. */
+const COUNTED = ["pending", "sending", "sent", "dead"];
 
 /** A mail whose link carries a fresh token of `purpose` (the reset, verification and change links). */
 export interface TokenMail {
@@ -24,8 +30,8 @@ export interface TokenMail {
   link: (token: string) => string;
 }
 
-/** What became of a mail: queued to send, or nothing to send. */
-export type Enqueued = "queued" | "skipped";
+/** What became of a mail: queued to send, nothing to send, or over the address's budget. */
+export type Enqueued = "queued" | "skipped" | "dropped";
 
 /** A mail the worker claimed, opened. */
 export interface ClaimedMail {
@@ -37,9 +43,10 @@ export interface ClaimedMail {
   attempts: number;
 }
 
-/** Whether anything sends the outbox's mail (SMTP_URL is set). */
+/** Mails per address per hour, and whether anything sends them (SMTP_URL is set). */
 export interface MailOutboxSettings {
   enabled: boolean;
+  budgetPerHour?: number;
 }
 
 /**
@@ -49,6 +56,10 @@ export interface MailOutboxSettings {
  * same statements in the same order, so the answer's time tells nothing (docs/accounts.md "No
  * enumeration"). The worker (mail-outbox-worker.ts) claims due rows with SKIP LOCKED, so two
  * identity instances never send one row twice, and scrubs each row once it is sent or given up.
+ *
+ * Every mail to an address spends its budget, whichever route caused it: rows are counted by an
+ * HMAC of the normalised address under a lock on it; a mail beyond the budget is dropped (its
+ * token never made) and logged with that HMAC, never the address.
  */
 export class MailOutbox {
   readonly #db: PrismaClient;
@@ -57,6 +68,7 @@ export class MailOutbox {
   readonly #now: () => number;
   readonly #box: SecretBox;
   readonly #recipientKey: Buffer;
+  readonly #budget: number;
   readonly #listeners = new Set<() => void>();
   /** False without SMTP_URL: nothing would send a row, so none is written (the routes answer 503). */
   readonly enabled: boolean;
@@ -75,10 +87,11 @@ export class MailOutbox {
     this.#now = deps.now ?? Date.now;
     this.#box = new SecretBox(deps.authSecret, SEAL_PURPOSE);
     this.#recipientKey = Buffer.from(hkdfSync("sha256", deps.authSecret, KDF_SALT, RECIPIENT_INFO, 32));
+    this.#budget = deps.settings.budgetPerHour ?? DEFAULT_MAIL_BUDGET;
     this.enabled = deps.settings.enabled;
   }
 
-  /** What a row names `address` by in clear: an HMAC of its normalised form (the address itself is sealed). */
+  /** The key the budget counts `address` by: an HMAC of its normalised form, also what logs show. */
   recipientKey(address: string): string {
     const parsed = emailSchema.safeParse(address);
     const normalised = parsed.success ? parsed.data : address.trim().toLowerCase();
@@ -104,25 +117,37 @@ export class MailOutbox {
       setImmediate(() => {
         for (const listener of this.#listeners) listener();
       });
+    if (outcome === "dropped")
+      this.#logger.warn(
+        { kind: mail.kind, recipient: this.recipientKey(mail.to).slice(0, 16) },
+        "mail dropped: the address is over its mail budget",
+      );
     return outcome;
   }
 
   async #write(tx: Prisma.TransactionClient, mail: TokenMail): Promise<Enqueued> {
     const now = this.#now();
     const key = this.recipientKey(mail.to);
+    // Concurrent mails to one address count one after the other; each count sees the rows of
+    // the transactions that held the lock before it (a new statement, a new snapshot).
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_CLASS}::int, hashtext(${key}))`;
+    const used = await tx.mailOutbox.count({
+      where: { recipientKey: key, state: { in: COUNTED }, createdAt: { gt: new Date(now - MAIL_BUDGET_WINDOW_MS) } },
+    });
+    const overBudget = used >= this.#budget;
     let token: string | undefined;
-    if (mail.userId !== undefined) {
+    if (mail.userId !== undefined && !overBudget) {
       token = await this.#tokens.issue(mail.purpose, mail.userId, mail.to, tx);
       // Within the cool-down issue stopped after its first statement: the other two follow.
       if (token === undefined) await this.#issueNothing(tx, mail, false);
     } else await this.#issueNothing(tx, mail, true);
     const id = randomUUID();
     const payload = token === undefined ? null : this.#box.seal(JSON.stringify({ to: mail.to, link: mail.link(token) }), context(id));
-    const state = token !== undefined ? "pending" : "skipped";
+    const state = token !== undefined ? "pending" : overBudget && mail.userId !== undefined ? "dropped" : "skipped";
     await tx.mailOutbox.create({
       data: { id, kind: mail.kind, recipientKey: key, payload, state, nextAttemptAt: new Date(now), createdAt: new Date(now) },
     });
-    return token !== undefined ? "queued" : "skipped";
+    return token !== undefined ? "queued" : state === "dropped" ? "dropped" : "skipped";
   }
 
   /**
@@ -178,7 +203,7 @@ export class MailOutbox {
     return claimed;
   }
 
-  /** The mail went out: the row keeps no recipient or link. */
+  /** The mail went out: the row keeps no recipient or link, only what the budget counts. */
   async sent(mail: ClaimedMail): Promise<boolean> {
     return this.#finish(mail.id, mail.attempts, "sent", null);
   }
@@ -210,10 +235,10 @@ export class MailOutbox {
     return count === 1;
   }
 
-  /** Deletes finished rows older than an hour (housekeeping); returns how many. */
+  /** Deletes finished rows older than the budget window (housekeeping); returns how many. */
   async purgeFinished(): Promise<number> {
     const { count } = await this.#db.mailOutbox.deleteMany({
-      where: { state: { notIn: ["pending", "sending"] }, createdAt: { lte: new Date(this.#now() - KEEP_FINISHED_MS) } },
+      where: { state: { notIn: ["pending", "sending"] }, createdAt: { lte: new Date(this.#now() - MAIL_BUDGET_WINDOW_MS) } },
     });
     return count;
   }

@@ -57,7 +57,7 @@ export class VerifiedSignUp {
   /**
    * Best effort, like the verification mail: a failure to queue it is logged, never answered. The
    * reset token rides services/mail-tokens.ts, so its owner gets at most one such mail a minute,
-   * however many sign-ups are tried on the address.
+   * however many sign-ups are tried on the address (and the outbox's budget bounds the hour).
    */
   async #warnOwner(owner: User): Promise<void> {
     const outbox = this.#service.mailOutbox;
