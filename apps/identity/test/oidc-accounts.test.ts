@@ -99,6 +99,8 @@ describe("list-accounts and unlink-account", () => {
 
   it("list the ways to sign in and unlink any but the last", async () => {
     const { user } = await signUp(kit.app);
+    // A provider links only to an account whose address was proven (test/pre-account-takeover.test.ts).
+    await kit.db.prisma.user.update({ where: { id: user.id }, data: { emailVerified: true } });
     const browser = await providerSignIn(user.email, `sub-linked-${Date.now()}`);
     const listed = await listAccounts(browser);
     expect(listed.status).toBe(200);

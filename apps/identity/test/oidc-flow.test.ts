@@ -233,19 +233,45 @@ describe("refused callbacks write nothing", () => {
     expect((await rows(user.email)).user).toBeNull();
   });
 
-  it("never links an unverified provider email to an existing user", async () => {
+  it("links a provider email to an existing user only when both the provider and the user's own verification vouch for it", async () => {
     const { user: existing } = await signUp(kit.app);
     const browser = new Browser();
     provider.loginAs(account({ email: existing.email, email_verified: false }));
-    expect((await browser.follow(await startSignIn(browser), isWebApp)).href).toBe(refused("account_not_linked"));
+    expect((await browser.follow(await startSignIn(browser), isWebApp)).href).toBe(refused("email_not_verified"));
     expect(sessionCookie(browser)).toBeUndefined();
+
+    // The provider vouches, but nobody proved the account's address (test/pre-account-takeover.test.ts).
+    const unproven = new Browser();
+    provider.loginAs(account({ email: existing.email, email_verified: true }));
+    expect((await unproven.follow(await startSignIn(unproven), isWebApp)).href).toBe(refused("account_not_linked"));
+    expect(sessionCookie(unproven)).toBeUndefined();
     expect(await kit.db.prisma.account.count({ where: { userId: existing.id } })).toBe(1);
 
-    // The provider asserting the address verified links it: the same user, one more account.
+    // Once the address is verified, the provider asserting it links it: the same user, one more account.
+    await kit.db.prisma.user.update({ where: { id: existing.id }, data: { emailVerified: true } });
     const verified = new Browser();
     provider.loginAs(account({ email: existing.email, email_verified: true }));
     expect((await verified.follow(await startSignIn(verified), isWebApp)).href).toBe(CALLBACK);
     expect(await kit.db.prisma.account.count({ where: { userId: existing.id } })).toBe(2);
+  });
+
+  it("refuses a look-alike spelling of an address (full-width letters); the fully qualified domain is the same address", async () => {
+    const { user: existing } = await signUp(kit.app);
+    await kit.db.prisma.user.update({ where: { id: existing.id }, data: { emailVerified: true } });
+    const [local, domain] = existing.email.split("@") as [string, string];
+    const wide = [...local].map((c) => (/[a-z]/.test(c) ? String.fromCodePoint((c.codePointAt(0) as number) - 0x61 + 0xff41) : c)).join("");
+    const lookAlike = new Browser();
+    provider.loginAs(account({ email: `${wide}@${domain}`, email_verified: true }));
+    expect((await lookAlike.follow(await startSignIn(lookAlike), isWebApp)).href).toBe(refused("email_not_verified"));
+    expect(await kit.db.prisma.account.count({ where: { userId: existing.id } })).toBe(1);
+    expect(await kit.db.prisma.user.count({ where: { email: { contains: wide } } })).toBe(0);
+
+    // The fully qualified spelling of the domain is the same mailbox: it links to the account.
+    const dotted = new Browser();
+    provider.loginAs(account({ email: `${existing.email}.`, email_verified: true }));
+    expect((await dotted.follow(await startSignIn(dotted), isWebApp)).href).toBe(CALLBACK);
+    expect(await kit.db.prisma.account.count({ where: { userId: existing.id } })).toBe(2);
+    expect(await kit.db.prisma.user.count({ where: { email: `${existing.email}.` } })).toBe(0);
   });
 
   it("with REQUIRE_EMAIL_VERIFICATION, refuses an unverified provider email before writing a user", async () => {

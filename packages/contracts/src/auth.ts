@@ -246,7 +246,25 @@ export const signInSocialBody = z.object({
 });
 export type SignInSocialBody = z.infer<typeof signInSocialBody>;
 
-/** Answer of POST /api/auth/sign-in/social: the provider's authorization URL. */
+/**
+ * Body of POST /api/auth/link-social (better-auth's `linkSocial`): the signed-in user adds a
+ * provider identity through the provider's redirect. Fields its client may also send (`scopes`,
+ * `loginHint`, …) are ignored; an `idToken` (linking without the redirect) is refused: identity
+ * links only through the redirect flow, whose state, nonce and PKCE openid-client checks.
+ */
+export const linkSocialBody = z.object({
+  provider: cleanString("provider").min(1).max(64),
+  callbackURL: callbackUrlSchema.optional(),
+  errorCallbackURL: callbackUrlSchema.optional(),
+  disableRedirect: z.boolean().optional(),
+  idToken: z
+    .unknown()
+    .refine((value) => value === undefined, "idToken is not supported: link through the provider's redirect")
+    .optional(),
+});
+export type LinkSocialBody = z.infer<typeof linkSocialBody>;
+
+/** Answer of POST /api/auth/sign-in/social and /link-social: the provider's authorization URL. */
 export interface SignInSocialResponse {
   url: string;
   redirect: boolean;

@@ -1,5 +1,5 @@
-import { signInSocialBody, unlinkAccountBody } from "@app/contracts";
-import { parseOrThrow } from "@app/http-kit";
+import { linkSocialBody, signInSocialBody, unlinkAccountBody } from "@app/contracts";
+import { AppError, parseOrThrow } from "@app/http-kit";
 import { type CookieOptions, type Request, type Response, Router } from "express";
 import { type CookieSettings, requireSession, setSessionCookie } from "../middleware/session-cookie.js";
 import type { IdentityService } from "../services/identity.js";
@@ -13,7 +13,7 @@ const FLOW_COOKIE_PATH = "/api/auth/callback";
 
 /**
  * Provider sign-in under /api/auth with better-auth's paths and bodies (its client's
- * `signIn.social`, `listAccounts`, `unlinkAccount` work): docs/sign-in-providers.md.
+ * `signIn.social`, `linkSocial`, `listAccounts`, `unlinkAccount` work): docs/sign-in-providers.md.
  * The callback ends in the same session cookie as email sign-in, so get-session then answers
  * with `set-auth-jwt` as for any other session.
  */
@@ -36,6 +36,17 @@ export function socialRoutes(service: IdentityService, { signIn: social, linked 
     res.status(200).json({ url, redirect: body.disableRedirect !== true });
   });
 
+  // A signed-in user whose address is verified adds a provider identity (the way an owner who
+  // got account_not_linked, or reset the password, links a provider again).
+  router.post("/link-social", async (req, res) => {
+    const active = await signedIn(req, res);
+    const body = parseOrThrow(linkSocialBody, req.body);
+    if (!active.user.emailVerified) throw new AppError("email_not_verified", "verify your email address before linking a provider");
+    const { url, sealed } = await social.start(body, { userId: active.user.id, sessionId: active.session.id });
+    res.cookie(flowCookie, sealed, { ...flowOptions, maxAge: FLOW_TTL_SECONDS * 1000 });
+    res.status(200).json({ url, redirect: body.disableRedirect !== true });
+  });
+
   router.get("/callback/:provider", async (req, res) => {
     const sealed = (req.cookies as Record<string, unknown> | undefined)?.[flowCookie];
     // The flow cookie is single-use in this browser whatever the outcome.
@@ -45,7 +56,7 @@ export function socialRoutes(service: IdentityService, { signIn: social, linked 
     current.search = new URL(req.originalUrl, "http://localhost").search;
     try {
       const done = await social.finish(req.params.provider ?? "", current, typeof sealed === "string" ? sealed : undefined, meta(req));
-      setSessionCookie(res, cookie, done.token, done.session.expiresAt);
+      if (!done.linked) setSessionCookie(res, cookie, done.token, done.session.expiresAt);
       res.redirect(302, done.redirectTo);
     } catch (error) {
       if (error instanceof SocialCallbackError) return res.redirect(302, error.redirectTo);

@@ -15,6 +15,14 @@ export interface FlowState {
   callbackURL: string;
   errorCallbackURL: string;
   newUserCallbackURL: string;
+  /** Set by link-social: the provider identity is linked to this signed-in user, nobody is signed in. */
+  link?: FlowLink;
+}
+
+/** The signed-in user (and the session that asked) a link-social flow links to. */
+export interface FlowLink {
+  userId: string;
+  sessionId: string;
 }
 
 /** How long a sign-in may take at the provider. */
@@ -49,6 +57,8 @@ export class FlowStateSealer {
       const { payload } = await jwtDecrypt(value, this.#key, { currentDate: new Date(this.#now()) });
       const fields = ["provider", "state", "nonce", "codeVerifier", "callbackURL", "errorCallbackURL", "newUserCallbackURL"] as const;
       if (!fields.every((f) => typeof payload[f] === "string")) return undefined;
+      const link = payload.link as Partial<FlowLink> | undefined;
+      if (link !== undefined && (typeof link?.userId !== "string" || typeof link.sessionId !== "string")) return undefined;
       return payload as unknown as FlowState;
     } catch {
       return undefined;

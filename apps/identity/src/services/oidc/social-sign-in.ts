@@ -1,13 +1,13 @@
-import { randomUUID } from "node:crypto";
 import { emailSchema } from "@app/contracts";
-import { isUniqueViolation, type PrismaClient, type Session, type User } from "@app/db";
+import type { PrismaClient, Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import * as client from "openid-client";
 import type { Logger } from "pino";
 import { trustedCallback } from "../callback-url.js";
 import type { SessionMeta, Sessions } from "../sessions.js";
 import type { SocialProviderConfig } from "./config.js";
-import { type FlowState, FlowStateSealer } from "./flow-state.js";
+import { type FlowLink, type FlowState, FlowStateSealer } from "./flow-state.js";
+import { type ClaimedIdentity, ProviderAccounts, sameMailbox } from "./provider-accounts.js";
 import { ProviderClient, type ProviderProfile } from "./provider-client.js";
 
 /**
@@ -15,9 +15,9 @@ import { ProviderClient, type ProviderProfile } from "./provider-client.js";
  * `state_mismatch`: no, expired or different flow cookie; `access_denied` and other OAuth codes:
  * the provider's own answer; `invalid_grant`: the code was refused (replayed, expired);
  * `invalid_response`: the response or ID token failed a check (nonce, iss, aud, signature);
- * `provider_unavailable`: the provider could not be reached or failed; `email_missing`,
- * `email_not_verified` (REQUIRE_EMAIL_VERIFICATION and the provider does not assert the email
- * verified), `account_not_linked`: see {@link SocialSignIn.#findOrCreateUser}.
+ * `provider_unavailable`: the provider could not be reached or failed; `email_missing`; the
+ * refusals of provider-accounts.ts (`email_not_verified`, `account_not_linked`, and for
+ * link-social `email_mismatch`, `account_already_linked`, `session_expired`).
  */
 export class SocialCallbackError extends Error {
   constructor(
@@ -44,6 +44,11 @@ export interface SocialSettings {
   requireEmailVerification?: boolean;
 }
 
+/** What a finished callback did: signed someone in (a session to set), or linked an identity. */
+export type Finished =
+  | { linked: false; token: string; session: Session; user: User; redirectTo: string }
+  | { linked: true; redirectTo: string };
+
 /** True when an error (or one of its causes) means the provider could not be reached or failed. */
 function isUnavailable(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
@@ -65,12 +70,12 @@ function exchangeErrorCode(error: unknown): string {
 /**
  * Sign-in through OpenID Connect and OAuth 2.0 providers (docs/sign-in-providers.md): starts the
  * authorization request, finishes the callback into the same cookie session as email sign-in
- * (services/sessions.ts), and links a provider identity to an existing user only when the
- * provider asserts the email verified.
+ * (services/sessions.ts), or, for link-social, adds the identity to the signed-in user; which user
+ * an identity may reach is provider-accounts.ts's rule.
  */
 export class SocialSignIn {
   readonly #providers: Map<string, ProviderClient>;
-  readonly #db: PrismaClient;
+  readonly #accounts: ProviderAccounts;
   readonly #sessions: Sessions;
   readonly #settings: SocialSettings;
   readonly #sealer: FlowStateSealer;
@@ -84,7 +89,10 @@ export class SocialSignIn {
     logger: Logger;
   }) {
     this.#providers = new Map(deps.providers.map((p) => [p.id, new ProviderClient(p)]));
-    this.#db = deps.prisma;
+    this.#accounts = new ProviderAccounts({
+      prisma: deps.prisma,
+      requireEmailVerification: deps.settings.requireEmailVerification === true,
+    });
     this.#sessions = deps.sessions;
     this.#settings = deps.settings;
     this.#sealer = new FlowStateSealer(deps.settings.authSecret);
@@ -109,9 +117,10 @@ export class SocialSignIn {
   /**
    * Validates the body, builds the authorization URL and seals the flow state for the cookie.
    * 404 `not_found` for an unknown provider, 403 `forbidden` for an untrusted callback URL,
-   * 503 `service_unavailable` when discovery fails.
+   * 503 `service_unavailable` when discovery fails. With `link`, the callback links the identity
+   * to that signed-in user instead of signing anyone in.
    */
-  async start(input: StartInput): Promise<{ url: string; sealed: string }> {
+  async start(input: StartInput, link?: FlowLink): Promise<{ url: string; sealed: string }> {
     const provider = this.#providers.get(input.provider);
     if (!provider) throw new AppError("not_found", `unknown provider "${input.provider}"`);
     const callbackURL = trustedCallback(input.callbackURL, "/", this.#trusted());
@@ -125,6 +134,7 @@ export class SocialSignIn {
       callbackURL,
       errorCallbackURL,
       newUserCallbackURL,
+      ...(link ? { link } : {}),
     };
     let url: URL;
     try {
@@ -138,15 +148,11 @@ export class SocialSignIn {
 
   /**
    * Finishes a callback: checks the flow cookie, lets openid-client exchange and validate, then
-   * finds or creates the user and opens a session. Throws {@link SocialCallbackError} (with the
-   * error URL) on any failure; nothing is written before the provider's answer is validated.
+   * signs the provider's user in (a session) or links the identity (link-social). Throws
+   * {@link SocialCallbackError} (with the error URL) on any failure; nothing is written before the
+   * provider's answer is validated.
    */
-  async finish(
-    providerId: string,
-    callbackUrl: URL,
-    sealed: string | undefined,
-    meta: SessionMeta,
-  ): Promise<{ token: string; session: Session; user: User; redirectTo: string }> {
+  async finish(providerId: string, callbackUrl: URL, sealed: string | undefined, meta: SessionMeta): Promise<Finished> {
     const flow = await this.#sealer.open(sealed);
     const provider = this.#providers.get(providerId);
     if (!flow || !provider || flow.provider !== providerId || callbackUrl.searchParams.get("state") !== flow.state) {
@@ -161,70 +167,30 @@ export class SocialSignIn {
       this.#logger.warn({ provider: providerId, code, err: error }, "social sign-in callback failed");
       throw fail(code, error);
     }
+    // Normalised before any lookup or link (emailSchema: NFKC, IDNA, one trailing dot dropped).
     const parsed = emailSchema.safeParse(profile.email ?? "");
     if (!parsed.success) throw fail("email_missing");
-    let found: { user: User; created: boolean };
-    let opened: { token: string; session: Session };
+    const claim: ClaimedIdentity = {
+      providerId: provider.id,
+      profile,
+      email: parsed.data,
+      verified: profile.emailVerified && sameMailbox(profile.email ?? "", parsed.data),
+    };
     try {
-      const result = await this.#findOrCreateUser(provider.id, { ...profile, email: parsed.data });
+      if (flow.link) {
+        const result = await this.#accounts.link(flow.link, claim);
+        if ("refused" in result) throw fail(result.refused);
+        return { linked: true, redirectTo: flow.callbackURL };
+      }
+      const result = await this.#accounts.signIn(claim);
       if ("refused" in result) throw fail(result.refused);
-      found = result;
-      opened = await this.#sessions.create(found.user.id, meta);
+      const opened = await this.#sessions.create(result.user.id, meta);
+      return { linked: false, ...opened, user: result.user, redirectTo: result.created ? flow.newUserCallbackURL : flow.callbackURL };
     } catch (error) {
       if (error instanceof SocialCallbackError) throw error;
       // A browser in the middle of a redirect flow is sent back to the app, not shown JSON.
       this.#logger.error({ provider: providerId, err: error }, "social sign-in could not store the user or session");
       throw fail("server_error", error);
-    }
-    return { ...opened, user: found.user, redirectTo: found.created ? flow.newUserCallbackURL : flow.callbackURL };
-  }
-
-  /**
-   * The user of a provider identity: the one already linked; else an existing user with the same
-   * email, linked only when the provider asserts the email verified (otherwise anyone able to
-   * register that address at a provider would take the account over: `account_not_linked`);
-   * else a new user. One transaction, so a failure leaves no user without its account.
-   */
-  async #findOrCreateUser(
-    providerId: string,
-    profile: ProviderProfile & { email: string },
-  ): Promise<{ user: User; created: boolean } | { refused: string }> {
-    const linked = await this.#db.account.findUnique({
-      where: { providerId_accountId: { providerId, accountId: profile.accountId } },
-      include: { user: true },
-    });
-    const unverified = this.#settings.requireEmailVerification === true && !profile.emailVerified;
-    if (linked) return unverified && !linked.user.emailVerified ? { refused: "email_not_verified" } : { user: linked.user, created: false };
-    try {
-      return await this.#db.$transaction(async (tx) => {
-        const existing = await tx.user.findUnique({ where: { email: profile.email } });
-        if (existing) {
-          if (!profile.emailVerified) return { refused: "account_not_linked" };
-          await tx.account.create({ data: { id: randomUUID(), userId: existing.id, providerId, accountId: profile.accountId } });
-          // The provider has just proved the address, as a mailed verification link would.
-          const user = existing.emailVerified
-            ? existing
-            : await tx.user.update({ where: { id: existing.id }, data: { emailVerified: true } });
-          return { user, created: false };
-        }
-        // Refused before anything is written: no user is left behind that nobody can sign in as.
-        if (unverified) return { refused: "email_not_verified" };
-        const user = await tx.user.create({
-          data: {
-            id: randomUUID(),
-            email: profile.email,
-            name: (profile.name ?? profile.email.split("@")[0] ?? "").slice(0, 255),
-            emailVerified: profile.emailVerified,
-            ...(profile.image && profile.image.length <= 2048 ? { image: profile.image } : {}),
-            accounts: { create: { id: randomUUID(), providerId, accountId: profile.accountId } },
-          },
-        });
-        return { user, created: true };
-      });
-    } catch (error) {
-      // A concurrent callback created the same user or link: the next attempt finds it.
-      if (isUniqueViolation(error)) return { refused: "account_conflict" };
-      throw error;
     }
   }
 
