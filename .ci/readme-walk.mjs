@@ -5,8 +5,10 @@
 // run; then `pnpm start` is stopped BY ITS PID with SIGTERM (what an IDE stop button, a
 // supervisor or `timeout` sends), and every process it started must be gone and every port it
 // listened on free within 10 s, with no ELIFECYCLE failure printed for that stop. `pnpm test` is left to the test runs of .ci/run that follow, in
-// the same checkout. Lines that install pnpm itself (corepack, npm install -g) are the CI
-// machine's setup and are listed, not run; so is a long-running `pnpm dev`.
+// the same checkout. The line that installs pnpm itself (`npm install -g pnpm@<packageManager>`)
+// runs as written (.ci/run installed that version already, so it changes nothing); a corepack
+// line would be listed, not run (corepack enable replaces the global pnpm), and so is a
+// long-running `pnpm dev`.
 // Also fails when `pnpm install` prints an "Ignored build scripts" box or the walk leaves a new
 // file in the working directory (a cookie jar, say).
 //   node .ci/readme-walk.mjs [--readme README.md] [--ready-timeout 300]

@@ -27,7 +27,8 @@ export function shellLines(markdown) {
 /** What the walk does with a line: run it, run it in the background, or leave it (with why). */
 export function classify(line) {
   const cmd = line.replace(/\s+#.*$/, "").trim();
-  if (/^(corepack |npm (install|i) -g )/.test(cmd)) return { kind: "skip", why: "installs pnpm: the CI machine's own setup" };
+  // `npm install -g pnpm@<version>` runs as shown: the line a newcomer runs first must work here too.
+  if (/^corepack /.test(cmd)) return { kind: "skip", why: "corepack puts its shim in place of the global pnpm: the README's alternative" };
   if (/^pnpm (test|run test)\b/.test(cmd)) return { kind: "skip", why: "runs next in .ci/run, in this checkout" };
   if (/^pnpm dev\b/.test(cmd)) return { kind: "skip", why: "long-running development loop" };
   if (/^pnpm start\b/.test(cmd)) return { kind: "background" };

@@ -32,6 +32,15 @@ test("the README shows the quick start, the curl flow and the diagnostics in she
   );
 });
 
+test("the first line installs the pnpm of packageManager with npm, and the walk runs it", () => {
+  const version = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).packageManager.split("@")[1];
+  const first = lines[0] ?? "";
+  assert.match(first, /^npm install -g pnpm@\S+/, `the README's first shell line is not npm install -g pnpm@…: ${first}`);
+  assert.equal(first.match(/pnpm@(\S+)/)?.[1], version, "the README installs another pnpm than packageManager names");
+  assert.equal(classify(first).kind, "run", "the walk would skip the install line the README shows");
+  assert.ok(!lines.some((l) => /^\s*corepack\b/.test(l)), "corepack is the alternative in prose, not a line to run");
+});
+
 test("every pnpm command in the README is a root script pnpm does not own", () => {
   for (const name of pnpmCommands(shown)) {
     assert.ok(scripts[name], `pnpm ${name}: no such script in package.json`);
@@ -54,6 +63,7 @@ test("the walk knows what to do with every line", () => {
   ]);
   assert.equal(classify("pnpm start   # serves").kind, "background");
   assert.equal(classify("corepack enable && corepack prepare pnpm@10 --activate").kind, "skip");
+  assert.equal(classify("npm install -g pnpm@10.34.9   # pnpm").kind, "run");
   assert.equal(classify("pnpm test").kind, "skip");
   assert.equal(classify("pnpm diagnose").kind, "run");
 });
