@@ -70,7 +70,7 @@ export interface AuthApi extends AccountApi {
    * over (ended elsewhere, or a call found it gone). Returns the function that stops the watch.
    */
   watchSession(options: WatchSessionOptions): () => void;
-  /** Ends the cookie session and removes the stored JWT (which itself stays valid until it expires). */
+  /** Removes the stored JWT at once (it stays valid until it expires), then ends the cookie session. */
   signOut(): Promise<void>;
   /** The stored JWT, or null. */
   token(): string | null;
@@ -129,12 +129,11 @@ export function authApi(http: Http): AuthApi {
     checkSession: () => checkSession(http),
     watchSession: (options) => watchSession(http, options),
     async signOut() {
-      try {
-        const response = await http.identity("/sign-out", { method: "POST", headers: { accept: "application/json" } });
-        await response.body?.cancel().catch(() => undefined);
-      } finally {
-        http.tokens.set(null);
-      }
+      // The JWT goes first (and with it every stream and socket), so the page is signed out at
+      // once; ending the cookie session needs only the cookie.
+      http.tokens.set(null);
+      const response = await http.identity("/sign-out", { method: "POST", headers: { accept: "application/json" } });
+      await response.body?.cancel().catch(() => undefined);
     },
     token: () => http.tokens.get(),
     onTokenChange: (listener) => http.tokens.subscribe(listener),

@@ -123,13 +123,20 @@ describe("401 paths", { timeout: TEST_MS }, () => {
     const raw = await pageFetch(page, `${env.baseUrl}/api/tasks`, { credentials: "include" });
     expect(raw.status).toBe(401);
     requests.length = 0;
-    await page.reload();
-    await page.locator("#task-list[data-loaded]").waitFor({ state: "attached" });
+    // The page's next business call (opening Projects) meets the 401 and asks get-session.
+    await page.evaluate(() => {
+      location.hash = "#/projects";
+    });
+    await page.locator("#project-list[data-loaded]").waitFor({ state: "attached" });
     const after = await storedToken(page);
     expect(after).toMatch(/^ey/);
     expect(jwtSub(after ?? "")).toBe(jwtSub(before));
     const paths = requests.filter((r) => r.method !== "OPTIONS").map((r) => r.path);
-    expect(paths.slice(0, 3)).toEqual(["/api/me", "/api/auth/get-session", "/api/me"]);
+    expect(paths.slice(0, 3)).toEqual(["/api/projects", "/api/auth/get-session", "/api/projects"]);
+    await page.evaluate(() => {
+      location.hash = "#/tasks";
+    });
+    await page.locator("#task-list[data-loaded]").waitFor({ state: "attached" });
   });
 
   it("expired token: 401, then a fresh token from get-session while the cookie is valid", async () => {

@@ -88,6 +88,8 @@ const banner = h("div", { id: "verify-banner", class: "banner", role: "region", 
 const main = h("main", { id: "view" });
 const nav = h("nav", { class: "nav", "aria-label": "Main" });
 let cleanup: (() => void) | undefined;
+/** The hash the page last rendered: a `hashchange` for it (queued behind a direct render) is no news. */
+let rendered: string | undefined;
 /** A notice for the page the next render opens (set by `navigate(route, notice)`). */
 let pendingNotice: string | undefined;
 /** A problem for the page the next render opens (the signed-out page's "Your session has ended"). */
@@ -185,6 +187,7 @@ function renderNav(): void {
 }
 
 function render(): void {
+  rendered = location.hash;
   cleanup?.();
   cleanup = undefined;
   alertBox.hidden = true;
@@ -253,7 +256,9 @@ async function boot(): Promise<void> {
       if (ctx.user) enterSignedOut({ ended: true });
     },
   });
-  window.addEventListener("hashchange", render);
+  window.addEventListener("hashchange", () => {
+    if (location.hash !== rendered) render();
+  });
   render();
   if (landing.notice) ctx.showNotice(ctx.user ? landing.notice : `${landing.notice} Sign in to continue.`);
   if (landing.error) ctx.showError(landing.error);

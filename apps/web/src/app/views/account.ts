@@ -3,7 +3,7 @@ import { confirmAction } from "../confirm.js";
 import type { AppContext, View } from "../context.js";
 import { field, h } from "../dom.js";
 import { formSummary, labelled, onSubmit } from "../forms.js";
-import { sessionEndWords, withinInterval } from "../session.js";
+import { sessionEndWords } from "../session.js";
 
 /** Where identity's email-change link lands (this app's origin; main.ts shows the notice). */
 export function emailChangedLanding(): string {
@@ -61,7 +61,6 @@ function emailForm(ctx: AppContext): HTMLFormElement {
 }
 
 function passwordForm(ctx: AppContext): HTMLFormElement {
-  const soon = withinInterval(ctx.sessionRecheckSeconds);
   const form = section(
     "password-form",
     "Password",
@@ -87,7 +86,7 @@ function passwordForm(ctx: AppContext): HTMLFormElement {
     form.reset();
     ctx.showNotice(
       revokeOtherSessions
-        ? `Your password is changed, and your other sessions are signed out; this app signs out on those devices ${soon}.`
+        ? `Your password is changed, and your other sessions are signed out. ${sessionEndWords(ctx.sessionRecheckSeconds).app}`
         : "Your password is changed.",
     );
   });

@@ -1,7 +1,7 @@
 import type { ListedSession } from "@app/contracts";
 import type { View } from "../context.js";
 import { h, replace } from "../dom.js";
-import { sessionEndWords, withinInterval } from "../session.js";
+import { sessionEndWords } from "../session.js";
 
 /** A short device name from a user agent ("Chrome on Linux"); the raw string is the title. */
 export function deviceName(userAgent: string | null): string {
@@ -34,7 +34,6 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 /** Sessions: where the account is signed in, the current one marked; sign out one or all others. */
 export const sessionsView: View = (ctx, root) => {
   const words = sessionEndWords(ctx.sessionRecheckSeconds);
-  const soon = withinInterval(ctx.sessionRecheckSeconds);
   const list = h("ul", { id: "sessions", class: "list", "aria-label": "Sessions" });
   const othersButton = h("button", { type: "button", id: "revoke-others", class: "secondary" }, "Sign out everywhere else");
   let alive = true;
@@ -54,7 +53,7 @@ export const sessionsView: View = (ctx, root) => {
         ctx.client.auth
           .revokeSession({ id: session.id })
           .then(load)
-          .then(() => ctx.showNotice(`${label} is signed out; this app signs out there ${soon}.`))
+          .then(() => ctx.showNotice(`${label} is signed out. ${words.app}`))
           .catch((e: unknown) => {
             signOut.disabled = false;
             ctx.showError(e);
@@ -85,7 +84,7 @@ export const sessionsView: View = (ctx, root) => {
     ctx.client.auth
       .revokeOtherSessions()
       .then(load)
-      .then(() => ctx.showNotice(`Every other session is signed out; this app signs out on those devices ${soon}.`))
+      .then(() => ctx.showNotice(`Every other session is signed out. ${words.app}`))
       .catch((e: unknown) => ctx.showError(e))
       .finally(() => {
         othersButton.disabled = false;
