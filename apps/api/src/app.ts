@@ -35,6 +35,7 @@ import { taskRoutes } from "./routes/tasks.js";
 import { uploadRoutes } from "./routes/uploads.js";
 import { AgentsService } from "./services/agents.js";
 import { ChatsService } from "./services/chats.js";
+import { DeletedUsers } from "./services/deleted-users.js";
 import { FileStore, type SweepResult } from "./services/file-store.js";
 import { McpOAuthService } from "./services/mcp-oauth.js";
 import { McpServersService } from "./services/mcp-servers.js";
@@ -136,11 +137,12 @@ function textProviderFrom(config: ApiConfig, doFetch: typeof fetch | undefined):
 export function createApp(deps: ApiDeps): ApiApp {
   const { config, db, logger } = deps;
   const verifier = deps.verifier ?? verifierFromConfig(config, deps.now);
-  const authenticate = createAuthenticate(verifier);
+  const deleted = new DeletedUsers();
+  const authenticate = createAuthenticate(verifier, deleted);
   const prisma = db.prisma;
   const push = keySetPush(verifier, logger);
   const store = new FileStore(config.uploadDir);
-  const deletions = new UserDeletions(prisma, store, logger);
+  const deletions = new UserDeletions(prisma, store, logger, deleted);
   const sweep = uploadSweep(store, prisma, logger);
   const bus = new EventBus({
     databaseUrl: config.databaseUrl,
@@ -168,7 +170,7 @@ export function createApp(deps: ApiDeps): ApiApp {
     ...(deps.now ? { now: deps.now } : {}),
   });
   const expiry = deps.expiry ?? createExpiryScheduler(deps.now ? { now: deps.now } : {});
-  const sse = new SseHub({ heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseMaxBufferedBytes, expiry });
+  const sse = new SseHub({ heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseMaxBufferedBytes, expiry, deleted });
   const ws = new WsHub({
     bus,
     tasks,
@@ -176,6 +178,11 @@ export function createApp(deps: ApiDeps): ApiApp {
     maxBufferedBytes: config.wsMaxBufferedBytes,
     maxResumeEvents: config.sseMaxResumeEvents,
     expiry,
+    deleted,
+  });
+  deleted.onDeleted((userId) => {
+    sse.closeUser(userId);
+    ws.closeUser(userId);
   });
   const capsRedis = deps.caps || !config.redisUrl ? undefined : connectCapsRedis(config.redisUrl, logger);
   const caps = deps.caps ?? new UserCaps({ limits: config.userCaps, redis: capsRedis, logger });

@@ -45,10 +45,23 @@ export function toAuthError(error: unknown): AppError {
   return new AppError("internal_error", "authentication failed unexpectedly", { expose: false, cause: error });
 }
 
-/** Wraps a verifier as the {@link Authenticate} primitive. */
-export function createAuthenticate(verifier: Pick<Verifier, "verifyNow">): Authenticate {
+/** The answer to a valid token whose account was deleted since it was issued. */
+export function accountDeletedError(): AppError {
+  return new AppError("unauthorized", "the account of this token no longer exists", { headers: INVALID_TOKEN });
+}
+
+/**
+ * Wraps a verifier as the {@link Authenticate} primitive. With `deleted` (this instance's in-memory
+ * set of deleted accounts, services/deleted-users.ts), a valid token of a deleted account answers
+ * 401 `unauthorized`: still zero database reads.
+ */
+export function createAuthenticate(verifier: Pick<Verifier, "verifyNow">, deleted?: { has(userId: string): boolean }): Authenticate {
   const reject = (error: unknown): never => {
     throw toAuthError(error);
+  };
+  const admit = (user: AuthUser): AuthUser => {
+    if (deleted?.has(user.userId)) throw accountDeletedError();
+    return user;
   };
   return (authorization) => {
     let result: AuthUser | Promise<AuthUser>;
@@ -57,7 +70,7 @@ export function createAuthenticate(verifier: Pick<Verifier, "verifyNow">): Authe
     } catch (error) {
       return reject(error);
     }
-    return result instanceof Promise ? result.catch(reject) : result;
+    return result instanceof Promise ? result.catch(reject).then(admit) : admit(result);
   };
 }
 

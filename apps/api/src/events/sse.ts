@@ -33,31 +33,41 @@ export interface SseHubOptions {
   maxBufferedBytes?: number;
   /** Schedules the end of a stream at its token's expiry. */
   expiry?: ExpiryScheduler;
+  /** Accounts deleted since their tokens were issued (services/deleted-users.ts): their streams end. */
+  deleted?: { has(userId: string): boolean };
 }
 
 /** Options of one stream. */
 export interface SseOpenOptions {
   /** When the bearer token expires (ms): the stream then sends `token-expired` and ends. */
   expiresAt?: number | undefined;
+  /** The stream's user: {@link SseHub.closeUser} ends it when the account is deleted. */
+  userId?: string | undefined;
 }
+
+/** The event that ends a stream whose account was deleted (the client stops: its token is refused). */
+export const ACCOUNT_DELETED_EVENT = "account-deleted";
 
 /**
  * Tracks open SSE streams so a shutdown can end each one with a reason. Every stream gets the SSE
  * headers, a `retry:` hint, a heartbeat comment every `heartbeatMs`, and `id:` lines for events
  * that have an id (so the browser sends `Last-Event-ID` when it reconnects). A stream ends by
- * itself when its token expires (`event: token-expired`) and when the client reads too slowly
- * (more than `maxBufferedBytes` unsent). A response whose client already left is never tracked.
+ * itself when its token expires (`event: token-expired`), when its account is deleted
+ * (`event: account-deleted`) and when the client reads too slowly (more than `maxBufferedBytes` unsent). A response whose client already left is never tracked.
  */
 export class SseHub {
-  readonly #streams = new Set<SseStream>();
+  /** Open streams, each with its user and a way to end it with a last event. */
+  readonly #streams = new Map<SseStream, { userId: string | undefined; endWith(event: string): void }>();
   readonly #heartbeatMs: number;
   readonly #maxBuffered: number;
   readonly #expiry: ExpiryScheduler;
+  readonly #deleted: { has(userId: string): boolean } | undefined;
 
   constructor(options: SseHubOptions = {}) {
     this.#heartbeatMs = options.heartbeatMs ?? SSE_HEARTBEAT_MS;
     this.#maxBuffered = options.maxBufferedBytes ?? SSE_MAX_BUFFERED_BYTES;
     this.#expiry = options.expiry ?? createExpiryScheduler();
+    this.#deleted = options.deleted;
   }
 
   /** Number of open streams. */
@@ -158,21 +168,27 @@ export class SseHub {
     // The response's "close" (not the request's, which fires once the body was read) means the
     // client went away or the stream ended.
     res.on("close", finish);
-    this.#streams.add(stream);
+    const endWith = (event: string) => {
+      if (closed) return;
+      res.write(`event: ${event}\ndata: {}\n\n`);
+      end();
+    };
+    this.#streams.set(stream, { userId: options.userId, endWith });
     write("retry: 3000\n\n");
-    if (options.expiresAt !== undefined) {
-      cancelExpiry = this.#expiry.at(options.expiresAt, () => {
-        if (closed) return;
-        res.write(`event: token-expired\ndata: {}\n\n`);
-        end();
-      });
-    }
+    if (options.expiresAt !== undefined) cancelExpiry = this.#expiry.at(options.expiresAt, () => endWith("token-expired"));
+    // The account may have been deleted while this stream was being set up.
+    if (options.userId !== undefined && this.#deleted?.has(options.userId)) endWith(ACCOUNT_DELETED_EVENT);
     return stream;
+  }
+
+  /** Ends every stream of a deleted account with `event: account-deleted`. */
+  closeUser(userId: string): void {
+    for (const [, entry] of [...this.#streams]) if (entry.userId === userId) entry.endWith(ACCOUNT_DELETED_EVENT);
   }
 
   /** Ends every open stream with a reason (graceful shutdown). */
   closeAll(reason: string): void {
-    for (const stream of [...this.#streams]) stream.close(reason);
+    for (const stream of [...this.#streams.keys()]) stream.close(reason);
   }
 }
 

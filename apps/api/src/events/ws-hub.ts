@@ -29,6 +29,8 @@ export const SHUTDOWN_CLOSE = { code: 1001, reason: "server shutting down" } as 
 export const EXPIRED_CLOSE = { code: 4001, reason: "token expired" } as const;
 /** Close code and reason when the client reads too slowly ("try again later"). */
 export const SLOW_CLOSE = { code: 1013, reason: "client too slow; reconnect and resume" } as const;
+/** Close code and reason when the socket's account is deleted (its token is refused from then on). */
+export const ACCOUNT_DELETED_CLOSE = { code: 4003, reason: "account deleted" } as const;
 
 /** Options of {@link WsHub}. */
 export interface WsHubDeps {
@@ -40,6 +42,8 @@ export interface WsHubDeps {
   /** Most stored events a `lastEventId` resume replays; deeper, an error `resync` tells the client to refetch. */
   maxResumeEvents?: number;
   expiry?: ExpiryScheduler;
+  /** Accounts deleted since their tokens were issued (services/deleted-users.ts): their sockets close. */
+  deleted?: { has(userId: string): boolean };
 }
 
 /**
@@ -71,10 +75,12 @@ interface Session {
  * for its own tasks (another user's task answers an `error` with code `not_found`), receives
  * `{type:"event", event}` for each, and can `unsubscribe` or `ping`. Every handler runs in a request
  * context tagged with the socket's user, so log lines carry `userId` like HTTP ones. A socket is
- * closed with 4001 when its token expires and with 1013 when it reads too slowly.
+ * closed with 4001 when its token expires, with 4003 when its account is deleted and with 1013
+ * when it reads too slowly.
  */
 export class WsHub {
-  readonly #sockets = new Set<WebSocket>();
+  /** Open sockets and their users. */
+  readonly #sockets = new Map<WebSocket, string>();
   readonly #maxBuffered: number;
   readonly #expiry: ExpiryScheduler;
 
@@ -133,7 +139,7 @@ export class WsHub {
     const expiresAt = tokenExpiry(auth.claims);
     const cancelExpiry =
       expiresAt === undefined ? undefined : this.#expiry.at(expiresAt, () => ws.close(EXPIRED_CLOSE.code, EXPIRED_CLOSE.reason));
-    this.#sockets.add(ws);
+    this.#sockets.set(ws, auth.userId);
     ws.on("pong", () => {
       alive = true;
     });
@@ -160,6 +166,13 @@ export class WsHub {
       });
     });
     session.send({ type: "ready", userId: auth.userId });
+    // The account may have been deleted while this socket was being upgraded.
+    if (this.deps.deleted?.has(auth.userId)) ws.close(ACCOUNT_DELETED_CLOSE.code, ACCOUNT_DELETED_CLOSE.reason);
+  }
+
+  /** Closes every socket of a deleted account with 4003. */
+  closeUser(userId: string): void {
+    for (const [ws, owner] of this.#sockets) if (owner === userId) ws.close(ACCOUNT_DELETED_CLOSE.code, ACCOUNT_DELETED_CLOSE.reason);
   }
 
   async #handle(text: string, isBinary: boolean, s: Session): Promise<void> {
@@ -255,12 +268,12 @@ export class WsHub {
 
   /** Closes every socket with 1001 and a reason (graceful shutdown). */
   closeAll(reason: string = SHUTDOWN_CLOSE.reason): void {
-    for (const ws of this.#sockets) ws.close(SHUTDOWN_CLOSE.code, reason);
+    for (const ws of this.#sockets.keys()) ws.close(SHUTDOWN_CLOSE.code, reason);
   }
 
   /** Terminates sockets that did not finish closing. */
   terminateAll(): void {
-    for (const ws of this.#sockets) ws.terminate();
+    for (const ws of this.#sockets.keys()) ws.terminate();
   }
 }
 

@@ -56,7 +56,7 @@ export function generateRoutes(
         if (controller.signal.aborted) return;
         throw error;
       }
-      const stream = deps.sse.open(res, { expiresAt: tokenExpiry(auth.claims) });
+      const stream = deps.sse.open(res, { expiresAt: tokenExpiry(auth.claims), userId: auth.userId });
       stream.onClose(abort);
       try {
         while (!next.done && !stream.closed) {

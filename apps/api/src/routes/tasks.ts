@@ -165,7 +165,7 @@ export function taskRoutes(api: ApiRoutes, deps: TaskRouteDeps): void {
             },
           }),
         onListening: () => {
-          stream = sse.open(res, { expiresAt: tokenExpiry(claims) });
+          stream = sse.open(res, { expiresAt: tokenExpiry(claims), userId });
           stream.onClose(() => left.abort());
         },
         signal: left.signal,

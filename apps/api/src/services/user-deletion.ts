@@ -1,12 +1,18 @@
 import { USER_DELETED_CHANNEL } from "@app/contracts";
 import { type Db, Prisma } from "@app/db";
 import type { Logger } from "pino";
+import { type DeletedUsers, deletedUserOf } from "./deleted-users.js";
 import type { FileStore } from "./file-store.js";
 
 type PrismaClient = Db["prisma"];
 
 /** Most deletions read from the outbox per pass (a pass repeats until none is left). */
 const BATCH = 100;
+/**
+ * Class of the per-user advisory lock the tombstone trigger takes in shared mode on every insert
+ * (prisma/migrations/20261126000000_api_deleted_user_writes): 0x75736572, "user".
+ */
+const USER_LOCK_CLASS = 1970496882;
 
 /** How the event bus feeds deletions to {@link UserDeletions}. */
 export interface UserDeletionListener {
@@ -24,26 +30,46 @@ export interface UserDeletionListener {
  * the user, and `api_done_at`. The row is claimed with `FOR UPDATE SKIP LOCKED`, so several API
  * instances share the work and never do one user twice at once; a pass that fails leaves the row
  * pending for the next trigger (the notification payload is only a trigger, the rows are the truth).
+ * Each notification also tells this instance's {@link DeletedUsers} at once, and each time LISTEN
+ * comes up it reads the outbox whole. A pass takes the user's advisory lock exclusively before it
+ * reads anything: inserts of the user that started earlier commit first (and are deleted), later
+ * ones find the outbox row and fail, so no row or file of the user outlives the pass.
  */
 export class UserDeletions {
   readonly #prisma: PrismaClient;
   readonly #store: FileStore;
   readonly #logger: Logger;
+  readonly #deleted: DeletedUsers;
   #running: Promise<void> | undefined;
   #again = false;
   #closed = false;
 
-  constructor(prisma: PrismaClient, store: FileStore, logger: Logger) {
+  constructor(prisma: PrismaClient, store: FileStore, logger: Logger, deleted: DeletedUsers) {
     this.#prisma = prisma;
     this.#store = store;
     this.#logger = logger;
+    this.#deleted = deleted;
   }
 
-  /** The event bus hooks: a notification, or LISTEN coming up (start or reconnect), starts a pass. */
+  /**
+   * The event bus hooks: a notification names the user to {@link DeletedUsers} and starts a pass;
+   * LISTEN coming up (start or reconnect) reloads the deleted users and starts a pass.
+   */
   get listener(): UserDeletionListener {
     return {
-      channels: { [USER_DELETED_CHANNEL]: () => void this.run("notified") },
-      onListening: () => void this.run("listening"),
+      channels: {
+        [USER_DELETED_CHANNEL]: (payload) => {
+          const userId = deletedUserOf(payload);
+          if (userId) this.#deleted.add(userId);
+          void this.run("notified");
+        },
+      },
+      onListening: () => {
+        this.#deleted.load(this.#prisma).catch((error: Error) => {
+          this.#logger.warn({ err: error.message }, "reading deleted users failed; the next reconnect retries");
+        });
+        void this.run("listening");
+      },
     };
   }
 
@@ -100,6 +126,9 @@ export class UserDeletions {
         const claimed = await tx.$queryRaw<unknown[]>`
           SELECT user_id FROM user_deletion WHERE user_id = ${userId} AND api_done_at IS NULL FOR UPDATE SKIP LOCKED`;
         if (!claimed.length) return false;
+        this.#deleted.add(userId);
+        // Waits for the user's inserts in flight; later ones see the outbox row and fail.
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${USER_LOCK_CLASS}::int, hashtext(${userId}))`;
         // Files first: if anything below fails the rows stay and the next pass deletes again, so a
         // file can never outlive its row unnoticed.
         const uploads = await tx.upload.findMany({ where: { userId }, select: { id: true } });
@@ -114,7 +143,7 @@ export class UserDeletions {
         await tx.mcpServer.deleteMany({ where: { userId } });
         await tx.userRole.deleteMany({ where: { userId } });
         await tx.$executeRaw`UPDATE user_deletion SET api_done_at = now() WHERE user_id = ${userId}`;
-        // An upload that finished after the read above (a JWT issued before the deletion).
+        // Under the lock no upload row can appear after the read above; kept as a safety net.
         const known = new Set(uploads.map((u) => u.id));
         await this.#store.remove(late.map((u) => u.id).filter((id) => !known.has(id)));
         return true;
@@ -124,15 +153,21 @@ export class UserDeletions {
   }
 }
 
+/** SQLSTATE of the tombstone trigger's refusal (prisma/migrations/20261126000000_api_deleted_user_writes). */
+export const DELETED_USER_SQLSTATE = "AP401";
+
 /**
- * True when a write referenced a user row that no longer exists: a foreign key on `user_id`
- * (Prisma P2003, or PostgreSQL 23503 from raw SQL). That is a JWT issued before its account was
- * deleted, so the API answers 401 rather than 409 or 500 (app.ts).
+ * True when a write was for an account that is deleted: the tombstone trigger refused the insert
+ * (SQLSTATE AP401; Prisma wraps it as a driver adapter error, or as P2010 from raw SQL), or a
+ * foreign key on `user_id` found the user row gone (Prisma P2003, or 23503 from raw SQL). That is
+ * a JWT issued before its account was deleted, so the API answers 401 rather than 409 or 500 (app.ts).
  */
 export function isMissingUser(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; current && depth < 6; depth += 1) {
     const e = current as { code?: unknown; meta?: Record<string, unknown>; constraint?: unknown; message?: unknown; cause?: unknown };
+    const adapter = (e.meta?.driverAdapterError as { cause?: { code?: unknown } } | undefined)?.cause;
+    if (e.code === DELETED_USER_SQLSTATE || adapter?.code === DELETED_USER_SQLSTATE) return true;
     const isFk =
       (current instanceof Prisma.PrismaClientKnownRequestError && current.code === "P2003") ||
       e.code === "23503" ||
