@@ -4,6 +4,7 @@ import { createMailer, type Mailer, startMailCatcher } from "@app/mailer";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runHousekeeping } from "../src/housekeeping.js";
+import type { TokenMail } from "../src/services/mail-outbox.js";
 import { MailOutboxWorker, retryDelayMs } from "../src/services/mail-outbox-worker.js";
 import { frozenClock, identityKit, type Kit, signUp } from "./kit.js";
 import { linkOf, mailKit, pathOf, TEST_WORKER_OPTIONS } from "./mail-kit.js";
@@ -30,15 +31,18 @@ async function user(kit: Kit, name: string) {
   return kit.db.prisma.user.create({ data: { id: randomUUID(), email: `${name}-${tag}@example.com`, name } });
 }
 
+/** A reset mail for `u`. */
+const resetMail = (u: { id: string; email: string }): TokenMail => ({
+  kind: "reset-password",
+  purpose: "reset-password",
+  userId: u.id,
+  to: u.email,
+  link: (token) => `http://localhost:3000/api/auth/reset-password/${token}`,
+});
+
 /** Queues a reset mail for `u` straight through the outbox (no route, no rate limit). */
 function queueReset(kit: Kit, u: { id: string; email: string }) {
-  return kit.service.mailOutbox.enqueueTokenMail({
-    kind: "reset-password",
-    purpose: "reset-password",
-    userId: u.id,
-    to: u.email,
-    link: (token) => `http://localhost:3000/api/auth/reset-password/${token}`,
-  });
+  return kit.service.mailOutbox.enqueueTokenMail(resetMail(u));
 }
 
 describe("what an outbox row holds", () => {
@@ -78,6 +82,30 @@ describe("what an outbox row holds", () => {
       await kit.close();
       mailer.close();
       await catcher.close();
+    }
+  });
+});
+
+describe("inside a caller's transaction", () => {
+  it("a mail queued in a transaction that rolls back leaves no row and no token; one that commits goes out", async () => {
+    const kit = await mailKit();
+    try {
+      const [gone, kept] = [await user(kit, "rolled-back"), await user(kit, "committed")];
+      await expect(
+        kit.db.prisma.$transaction(async (tx) => {
+          await kit.service.mailOutbox.enqueueTokenMail(resetMail(gone), tx);
+          throw new Error("the caller's work failed");
+        }),
+      ).rejects.toThrow("the caller's work failed");
+      expect(await kit.db.prisma.verification.count({ where: { userId: gone.id } })).toBe(0);
+      await kit.db.prisma.$transaction((tx) => kit.service.mailOutbox.enqueueTokenMail(resetMail(kept), tx));
+      kit.service.mailOutbox.wake();
+      await kit.mailTo(kept.email, "Reset");
+      await kit.settled();
+      expect(await kit.db.prisma.mailOutbox.count()).toBe(1);
+      expect(kit.catcher.messages().filter((m) => m.to.includes(gone.email))).toHaveLength(0);
+    } finally {
+      await kit.close();
     }
   });
 });

@@ -105,24 +105,31 @@ export class MailOutbox {
   }
 
   /**
-   * Makes the token and writes the mail's row in one transaction (inside `tx` when the caller
-   * has one; the caller's commit then makes it visible). An address that gets no mail runs the
-   * same statements against rows that cannot exist and writes a `skipped` row.
+   * Makes the token and writes the mail's row in one transaction. Inside a caller's `tx` the row
+   * shows once that commits: the caller then calls {@link wake} (else the next poll finds it). An
+   * address that gets no mail runs the same statements against rows that cannot exist and writes
+   * a `skipped` row.
    */
   async enqueueTokenMail(mail: TokenMail, tx?: Prisma.TransactionClient): Promise<Enqueued> {
     const outcome = tx ? await this.#write(tx, mail) : await this.#db.$transaction((t) => this.#write(t, mail));
-    // In a later turn of the event loop, once the route has answered: the worker's claim must not
-    // run ahead of the answer (its time would tell a queued mail from none).
-    if (outcome === "queued")
-      setImmediate(() => {
-        for (const listener of this.#listeners) listener();
-      });
+    if (outcome === "queued" && !tx) this.wake();
     if (outcome === "dropped")
       this.#logger.warn(
         { kind: mail.kind, recipient: this.recipientKey(mail.to).slice(0, 16) },
         "mail dropped: the address is over its mail budget",
       );
     return outcome;
+  }
+
+  /**
+   * Tells this process's worker that a mail was queued. In a later turn of the event loop, once
+   * the route has answered: the worker's claim must not run ahead of the answer (its time would
+   * tell a queued mail from none).
+   */
+  wake(): void {
+    setImmediate(() => {
+      for (const listener of this.#listeners) listener();
+    });
   }
 
   async #write(tx: Prisma.TransactionClient, mail: TokenMail): Promise<Enqueued> {
