@@ -8,13 +8,14 @@ import type { IdentityConfig } from "./config.js";
 import { betterAuthErrorFields } from "./middleware/better-auth-errors.js";
 import { originCheck } from "./middleware/origin-check.js";
 import type { RateLimitRedis } from "./middleware/rate-limit-stores.js";
-import { createRateLimits, type RateLimits } from "./middleware/rate-limits.js";
+import { clientKey, createRateLimits, type RateLimits } from "./middleware/rate-limits.js";
 import { accountRoutes } from "./routes/account-routes.js";
 import { authRoutes } from "./routes/auth-routes.js";
 import { healthRoutes } from "./routes/health.js";
 import { socialRoutes } from "./routes/social-routes.js";
 import { IdentityService } from "./services/identity.js";
 import { createSocial } from "./services/oidc/index.js";
+import { passwordQueue } from "./services/password-queue.js";
 import { VerifiedSignUp } from "./services/verified-sign-up.js";
 
 /** What the identity app is built from. */
@@ -57,6 +58,7 @@ const noStore: express.RequestHandler = (_req, res, next) => {
 
 const SIGN_IN = "/api/auth/sign-in/email";
 const SIGN_UP = "/api/auth/sign-up/email";
+const RESET_PASSWORD = "/api/auth/reset-password";
 /** The routes that send mail, limited per IP and per address (middleware/rate-limits.ts). */
 const MAIL_ROUTES = ["/api/auth/request-password-reset", "/api/auth/send-verification-email", "/api/auth/change-email"];
 /** Largest credential body; larger answers 413 before parsing. */
@@ -110,6 +112,8 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   // Provider sign-in shares the email sign-in budget per IP (each one starts a flow at a provider).
   app.use("/api/auth/sign-in/social", rateLimits.signIn.perIp);
   app.use(MAIL_ROUTES, rateLimits.mail.perIp);
+  // Setting a new password hashes it: the same per-IP budget as sign-in (the GET link is not counted).
+  app.use(RESET_PASSWORD, rateLimits.resetPassword.perIp);
   app.use("/api/auth", jsonBody({ limit: JSON_BODY_LIMIT }));
   app.use(SIGN_IN, ...rateLimits.signIn.perAccount);
   app.use(SIGN_UP, ...rateLimits.signUp.perAccount);
@@ -117,6 +121,8 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   // Verified sign-up mails whether the address is new or taken and answers alike: it counts as mail.
   if (config.requireEmailVerification) app.use(SIGN_UP, rateLimits.mail.perAddress);
   app.use("/api/auth", cookieParser());
+  // Password work of this request waits in the queue of its client's address (services/password-queue.ts).
+  app.use("/api/auth", (req, _res, next) => passwordQueue.asClient(clientKey(req), next));
   const cookie = { name: config.cookieName, secure: config.secureCookies };
   // With verification required, sign-up answers new and taken addresses alike (docs/accounts.md).
   const verifiedSignUp = config.requireEmailVerification

@@ -17,6 +17,8 @@ export interface RateLimits {
   signIn: { perIp: RequestHandler; perAccount: RequestHandler[] };
   /** POST /api/auth/sign-up/email: the same limits. */
   signUp: { perIp: RequestHandler; perAccount: RequestHandler[] };
+  /** POST /api/auth/reset-password: per IP, every request counts, like sign-in. */
+  resetPassword: { perIp: RequestHandler };
   /**
    * The routes that send mail: per IP before the body is read, per address (`email` or
    * `newEmail`) after; every request counts, answered alike for known and unknown addresses.
@@ -64,6 +66,11 @@ function emailOf(req: Request): string | undefined {
 /** Counters are keyed by a hash of the email: no address is written to Redis. */
 function accountKey(email: string): string {
   return createHash("sha256").update(email).digest("base64url").slice(0, 32);
+}
+
+/** The client a request counts for: its IP, IPv6 addresses grouped by /56 (express-rate-limit's key). */
+export function clientKey(req: Request): string {
+  return ipKeyGenerator(req.ip ?? "unknown");
 }
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
@@ -122,7 +129,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
       limit: settings.ipMax,
       store: storeFor(`ip-${name}`),
       skip: (req) => req.method !== "POST",
-      keyGenerator: (req) => ipKeyGenerator(req.ip ?? "unknown"),
+      keyGenerator: clientKey,
       handler: refuse("too many requests from this address; try again later", settings.ipWindowMs, "rateLimit"),
     });
 
@@ -183,7 +190,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     limit: mail.ipMax,
     store: storeFor("ip-mail"),
     skip: (req) => req.method !== "POST",
-    keyGenerator: (req) => ipKeyGenerator(req.ip ?? "unknown"),
+    keyGenerator: clientKey,
     handler: refuse("too many mail requests from this address; try again later", mail.windowMs, "rateLimit"),
   });
   const mailPerAddress = rateLimit({
@@ -201,6 +208,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     mail: { perIp: mailPerIp, perAddress: mailPerAddress },
     signIn: { perIp: perIp("sign-in"), perAccount: perAccount("sign-in", 401) },
     signUp: { perIp: perIp("sign-up"), perAccount: perAccount("sign-up", 409) },
+    resetPassword: { perIp: perIp("reset-password") },
     store: redis ? "redis" : "memory",
     async close() {
       for (const store of stores) await store.shutdown?.();
