@@ -8,7 +8,8 @@ import type { IdentityConfig } from "./config.js";
 import { betterAuthErrorFields } from "./middleware/better-auth-errors.js";
 import { originCheck } from "./middleware/origin-check.js";
 import type { RateLimitRedis } from "./middleware/rate-limit-stores.js";
-import { clientKey, createRateLimits, type RateLimits } from "./middleware/rate-limits.js";
+import { clientKey, createRateLimits, markPasswordRejections, type RateLimits } from "./middleware/rate-limits.js";
+import { resolveSession } from "./middleware/session-cookie.js";
 import { accountRoutes } from "./routes/account-routes.js";
 import { authRoutes } from "./routes/auth-routes.js";
 import { healthRoutes } from "./routes/health.js";
@@ -59,6 +60,10 @@ const noStore: express.RequestHandler = (_req, res, next) => {
 const SIGN_IN = "/api/auth/sign-in/email";
 const SIGN_UP = "/api/auth/sign-up/email";
 const RESET_PASSWORD = "/api/auth/reset-password";
+/** The signed-in routes that check the user's password, limited per IP and per user. */
+const SESSION_PASSWORD_ROUTES = ["/api/auth/change-password", "/api/auth/delete-user"];
+/** Every route that checks a password besides sign-in: those, and a verification link confirmed with one. */
+const PASSWORD_CHECK_ROUTES = [...SESSION_PASSWORD_ROUTES, "/api/auth/verify-email"];
 /** The routes that send mail, limited per IP and per address (middleware/rate-limits.ts). */
 const MAIL_ROUTES = ["/api/auth/request-password-reset", "/api/auth/send-verification-email", "/api/auth/change-email"];
 /** Largest credential body; larger answers 413 before parsing. */
@@ -114,6 +119,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   app.use(MAIL_ROUTES, rateLimits.mail.perIp);
   // Setting a new password hashes it: the same per-IP budget as sign-in (the GET link is not counted).
   app.use(RESET_PASSWORD, rateLimits.resetPassword.perIp);
+  app.use(PASSWORD_CHECK_ROUTES, rateLimits.passwordChecks.perIp);
   app.use("/api/auth", jsonBody({ limit: JSON_BODY_LIMIT }));
   app.use(SIGN_IN, ...rateLimits.signIn.perAccount);
   app.use(SIGN_UP, ...rateLimits.signUp.perAccount);
@@ -124,6 +130,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   // Password work of this request waits in the queue of its client's address (services/password-queue.ts).
   app.use("/api/auth", (req, _res, next) => passwordQueue.asClient(clientKey(req), next));
   const cookie = { name: config.cookieName, secure: config.secureCookies };
+  app.use(SESSION_PASSWORD_ROUTES, resolveSession(service.sessions, cookie), ...rateLimits.passwordChecks.perUser);
   // With verification required, sign-up answers new and taken addresses alike (docs/accounts.md).
   const verifiedSignUp = config.requireEmailVerification
     ? new VerifiedSignUp({ service, baseUrl: config.baseUrl, logger, ...(deps.now ? { now: deps.now } : {}) })
@@ -144,6 +151,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   });
   app.use("/api/auth", socialRoutes(service, social, cookie));
   app.use(notFoundHandler());
+  app.use(markPasswordRejections);
   app.use(errorHandler({ logger, classify }));
   return { app, service, rateLimits, close: () => rateLimits.close() };
 }

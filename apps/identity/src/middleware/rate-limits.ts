@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { emailSchema } from "@app/contracts";
 import { AppError } from "@app/http-kit";
-import type { Request, RequestHandler } from "express";
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
 import { ipKeyGenerator, type RateLimitInfo, type RateLimitRequestHandler, rateLimit, type Store } from "express-rate-limit";
 import { slowDown } from "express-slow-down";
 import type { Logger } from "pino";
 import type { MailRateLimitSettings, RateLimitSettings } from "../config.js";
 import { ClockedMemoryStore, connectRateLimitRedis, type RateLimitRedis, RecoveringRedisStore, throttled } from "./rate-limit-stores.js";
+import { resolvedUserId } from "./session-cookie.js";
 
 /** The limiters of the two credential routes, and what closes their stores. */
 export interface RateLimits {
@@ -24,6 +25,12 @@ export interface RateLimits {
    * `newEmail`) after; every request counts, answered alike for known and unknown addresses.
    */
   mail: { perIp: RequestHandler; perAddress: RequestHandler };
+  /**
+   * The routes that check a password behind a session or a mailed link (change-password,
+   * delete-user, verify-email): wrong passwords count per IP and, once the session is resolved
+   * (`resolveSession`), per user; a correct one resets the user's count.
+   */
+  passwordChecks: { perIp: RequestHandler; perUser: RequestHandler[] };
   /** Where the counters live. */
   readonly store: "redis" | "memory";
   close(): Promise<void>;
@@ -72,6 +79,17 @@ function accountKey(email: string): string {
 export function clientKey(req: Request): string {
   return ipKeyGenerator(req.ip ?? "unknown");
 }
+
+/** Where {@link markPasswordRejections} notes that a request failed its password check. */
+const PASSWORD_REJECTED = "identity.passwordRejected";
+
+/** Notes a 400 `invalid_password` on the response, the one failure the password-check limits count. */
+export const markPasswordRejections: ErrorRequestHandler = (error, _req, res, next) => {
+  if ((error as { code?: unknown } | null)?.code === "invalid_password") res.locals[PASSWORD_REJECTED] = true;
+  next(error);
+};
+
+const passwordRejected = (res: Response) => res.locals[PASSWORD_REJECTED] === true;
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
@@ -204,7 +222,44 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     handler: refuse("too many mails to this address; try again later", mail.windowMs, "mailAddressRateLimit"),
   });
 
+  // Password checks: only wrong passwords count (2xx and other failures give their hit back).
+  const wrongPasswordsOnly = {
+    skipSuccessfulRequests: true,
+    requestWasSuccessful: (_req: Request, res: Response) => !passwordRejected(res),
+  };
+  const passwordPerIp = rateLimit({
+    ...common,
+    ...wrongPasswordsOnly,
+    windowMs: settings.ipWindowMs,
+    limit: settings.ipMax,
+    store: storeFor("ip-password-check"),
+    requestPropertyName: "passwordIpRateLimit",
+    skip: (req) => req.method !== "POST",
+    keyGenerator: clientKey,
+    handler: refuse("too many wrong passwords from this address; try again later", settings.ipWindowMs, "passwordIpRateLimit"),
+  });
+  const passwordPerUser = rateLimit({
+    ...common,
+    ...wrongPasswordsOnly,
+    windowMs: settings.accountWindowMs,
+    limit: settings.accountMax,
+    store: storeFor("user-password-check"),
+    requestPropertyName: "passwordUserRateLimit",
+    // Without a session the route answers 401 before any password check.
+    skip: (req, res) => req.method !== "POST" || resolvedUserId(res) === undefined,
+    keyGenerator: (_req, res) => accountKey(resolvedUserId(res) ?? ""),
+    handler: refuse("too many wrong passwords for this account; try again later", settings.accountWindowMs, "passwordUserRateLimit"),
+  });
+  const resetUserOnSuccess: RequestHandler = (req, res, next) => {
+    const info = (req as unknown as Record<string, RateLimitInfo | undefined>).passwordUserRateLimit;
+    res.once("finish", () => {
+      if (info && isSuccess(res.statusCode)) void Promise.resolve(passwordPerUser.resetKey(info.key)).catch(() => undefined);
+    });
+    next();
+  };
+
   return {
+    passwordChecks: { perIp: passwordPerIp, perUser: [passwordPerUser, resetUserOnSuccess] },
     mail: { perIp: mailPerIp, perAddress: mailPerAddress },
     signIn: { perIp: perIp("sign-in"), perAccount: perAccount("sign-in", 401) },
     signUp: { perIp: perIp("sign-up"), perAccount: perAccount("sign-up", 409) },

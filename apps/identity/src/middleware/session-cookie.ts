@@ -1,5 +1,5 @@
 import { AppError } from "@app/http-kit";
-import type { CookieOptions, Request, Response } from "express";
+import type { CookieOptions, Request, RequestHandler, Response } from "express";
 import type { ActiveSession, Sessions } from "../services/sessions.js";
 
 /** How the session cookie is written. */
@@ -31,6 +31,25 @@ export function readSessionCookie(req: Request, settings: CookieSettings): strin
   return typeof value === "string" ? value : undefined;
 }
 
+/** Where {@link resolveSession} keeps the session it looked up, for the rest of the request. */
+const RESOLVED = "identity.resolvedSession";
+
+/**
+ * Looks the request's session up ahead of its route, so that a limit can count per user
+ * (middleware/rate-limits.ts, password checks); {@link requireSession} then uses the same lookup.
+ */
+export function resolveSession(sessions: Pick<Sessions, "validate">, settings: CookieSettings): RequestHandler {
+  return async (req, res, next) => {
+    res.locals[RESOLVED] = { active: await sessions.validate(readSessionCookie(req, settings)) };
+    next();
+  };
+}
+
+/** The user of the session {@link resolveSession} found for this request, if any. */
+export function resolvedUserId(res: Response): string | undefined {
+  return (res.locals[RESOLVED] as { active?: ActiveSession } | undefined)?.active?.user.id;
+}
+
 /**
  * The request's live session, or 401 `unauthorized` for routes that need one: a cookie that no
  * longer names a session is cleared, and a session whose sliding expiry moved gets its cookie
@@ -43,7 +62,8 @@ export async function requireSession(
   res: Response,
 ): Promise<ActiveSession> {
   const token = readSessionCookie(req, settings);
-  const active = await sessions.validate(token);
+  const resolved = res.locals[RESOLVED] as { active: ActiveSession | undefined } | undefined;
+  const active = resolved ? resolved.active : await sessions.validate(token);
   if (!active) {
     if (token !== undefined) clearSessionCookie(res, settings);
     throw new AppError("unauthorized", "no valid session: sign in first");
