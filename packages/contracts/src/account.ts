@@ -30,6 +30,19 @@ export type SendVerificationEmailBody = z.infer<typeof sendVerificationEmailBody
 /** Query of GET /api/auth/verify-email. */
 export const verifyEmailQuery = z.object({ token: mailTokenSchema, callbackURL: callbackUrlSchema.optional() });
 
+/**
+ * POST /api/auth/verify-email, the click of the link's confirmation page: the token and
+ * callbackURL come in the query (the page's form) or the body; `password`, when the clicker
+ * types the account's, keeps it (docs/accounts.md).
+ */
+export const verifyEmailConfirmQuery = z.object({ token: mailTokenSchema.optional(), callbackURL: callbackUrlSchema.optional() });
+export const verifyEmailConfirmBody = z.strictObject({
+  token: mailTokenSchema.optional(),
+  callbackURL: callbackUrlSchema.optional(),
+  password: currentPasswordSchema.optional(),
+});
+export type VerifyEmailConfirmBody = z.infer<typeof verifyEmailConfirmBody>;
+
 /** POST /api/auth/change-password. */
 export const changePasswordBody = z.strictObject({
   currentPassword: currentPasswordSchema,

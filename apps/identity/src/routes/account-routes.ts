@@ -12,14 +12,19 @@ import {
   sendVerificationEmailBody,
   type TokenResponse,
   updateUserBody,
+  verifyEmailConfirmBody,
+  verifyEmailConfirmQuery,
   verifyEmailQuery,
 } from "@app/contracts";
 import { AppError, isAppError, parseOrThrow } from "@app/http-kit";
 import { type Request, type Response, Router } from "express";
-import { type CookieSettings, clearSessionCookie, requireSession } from "../middleware/session-cookie.js";
+import { type CookieSettings, clearSessionCookie, readSessionCookie, requireSession } from "../middleware/session-cookie.js";
 import { withQuery } from "../services/callback-url.js";
 import type { IdentityService } from "../services/identity.js";
+import type { FoundToken } from "../services/mail-tokens.js";
+import { type LinkProof, VERIFY_LINK_PURPOSES } from "../services/mailed-links.js";
 import { publicUser } from "./auth-routes.js";
+import { confirmationPage } from "./link-pages.js";
 
 const STATUS: StatusResponse = { status: true };
 
@@ -51,7 +56,7 @@ export function accountRoutes(service: IdentityService, cookie: CookieSettings):
     const body = parseOrThrow(resetPasswordBody, req.body);
     const token = body.token ?? (typeof req.query.token === "string" ? req.query.token : undefined);
     if (!token) throw new AppError("invalid_token", "token is required");
-    await service.recovery.resetPassword(token, body.newPassword);
+    await service.links.resetPassword(token, body.newPassword);
     res.status(200).json(STATUS);
   });
 
@@ -60,19 +65,58 @@ export function accountRoutes(service: IdentityService, cookie: CookieSettings):
     res.status(200).json(STATUS);
   });
 
-  router.get("/verify-email", async (req, res) => {
-    const query = parseOrThrow(verifyEmailQuery, req.query, "query");
-    const callback = query.callbackURL === undefined ? undefined : service.recovery.callback(query.callbackURL);
+  /** The live session the request carries, when it is the link's user's (a mail scanner has none). */
+  const sessionOf = async (req: Request, found: FoundToken): Promise<string | undefined> => {
+    const active = await service.sessions.validate(readSessionCookie(req, cookie));
+    return active?.user.id === found.userId ? active.session.id : undefined;
+  };
+
+  /** Uses a link and answers: a redirect to the callback (or the reset page), or JSON. */
+  const useLink = async (req: Request, res: Response, found: FoundToken, proof: LinkProof, callback: string | undefined) => {
+    const json = req.method === "POST" && Boolean(req.is("application/json"));
     try {
-      const { user } = await service.recovery.verifyEmail(query.token);
-      if (callback) return res.redirect(302, callback);
-      res.status(200).json({ ...STATUS, user: publicUser(user) });
+      const { user, resetToken } = await service.links.use(found, proof);
+      // The password ended: the clicker chooses a new one on the reset page, as the reset link's GET sends them.
+      const next = callback && resetToken ? withQuery(new URL("/reset-password", callback).href, { token: resetToken }) : callback;
+      if (next && !json) return res.redirect(req.method === "POST" ? 303 : 302, next);
+      res.status(200).json({ ...STATUS, user: publicUser(user), ...(next ? { redirectTo: next } : resetToken ? { resetToken } : {}) });
     } catch (error) {
-      if (callback && isAppError(error) && (error.code === "invalid_token" || error.code === "email_taken")) {
-        return res.redirect(302, withQuery(callback, { error: error.code === "email_taken" ? "EMAIL_TAKEN" : "INVALID_TOKEN" }));
+      if (callback && !json && isAppError(error) && (error.code === "invalid_token" || error.code === "email_taken")) {
+        return res.redirect(303, withQuery(callback, { error: error.code === "email_taken" ? "EMAIL_TAKEN" : "INVALID_TOKEN" }));
       }
       throw error;
     }
+  };
+
+  const invalidLink = (req: Request, res: Response, callback: string | undefined) => {
+    if (callback && !req.is("application/json"))
+      return res.redirect(req.method === "POST" ? 303 : 302, withQuery(callback, { error: "INVALID_TOKEN" }));
+    throw new AppError("invalid_token", "the link is invalid, used or expired");
+  };
+
+  // A GET changes nothing unless it carries a live session of the link's user (better-auth's
+  // client verifyEmail, a click in the browser that is signed in): a mail scanner's prefetch gets
+  // the confirmation page, whose one click is the POST below.
+  router.get("/verify-email", async (req, res) => {
+    const query = parseOrThrow(verifyEmailQuery, req.query, "query");
+    const callback = query.callbackURL === undefined ? undefined : service.recovery.callback(query.callbackURL);
+    const found = await service.links.find(VERIFY_LINK_PURPOSES, query.token);
+    if (!found) return invalidLink(req, res, callback);
+    const sessionId = await sessionOf(req, found);
+    if (sessionId) return useLink(req, res, found, { sessionId }, callback);
+    confirmationPage(res, found, query.token, callback);
+  });
+
+  router.post("/verify-email", async (req, res) => {
+    const query = parseOrThrow(verifyEmailConfirmQuery, req.query, "query");
+    const body = parseOrThrow(verifyEmailConfirmBody, req.body);
+    const raw = body.callbackURL ?? query.callbackURL;
+    const callback = raw === undefined ? undefined : service.recovery.callback(raw);
+    const token = body.token ?? query.token;
+    if (!token) throw new AppError("invalid_token", "token is required");
+    const found = await service.links.find(VERIFY_LINK_PURPOSES, token);
+    if (!found) return invalidLink(req, res, callback);
+    await useLink(req, res, found, { sessionId: await sessionOf(req, found), password: body.password }, callback);
   });
 
   router.post("/change-password", async (req, res) => {

@@ -9,13 +9,15 @@ interface Template {
 const TEMPLATES = {
   "reset-password": {
     subject: "Reset your password",
-    intro: "Someone asked to reset the password of your account. If it was you, open this link within an hour:",
+    intro:
+      "Someone asked to reset the password of your account. If it was you, open this link within an hour. The new password signs out every device and unlinks every sign-in provider (link them again from Account settings):",
     action: "Reset password",
     outro: "If you did not ask for it, ignore this mail: your password stays as it is.",
   },
   "verify-email": {
     subject: "Verify your email address",
-    intro: "Confirm that this address is yours by opening this link:",
+    intro:
+      "Confirm that this address is yours by opening this link within 24 hours. Opened where you are not signed in, it asks for the account's password: without it, the account's password, sessions and sign-in providers end and you choose a new password (so that an account someone else created with your address keeps nothing of theirs):",
     action: "Verify email",
     outro: "If you did not create an account, ignore this mail.",
   },

@@ -1,14 +1,11 @@
 import type { ChangeEmailBody, RequestPasswordResetBody, SendVerificationEmailBody } from "@app/contracts";
-import { isUniqueViolation, type PrismaClient, type User } from "@app/db";
+import type { PrismaClient, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { Logger } from "pino";
 import type { MailKind } from "./account-mail.js";
 import { trustedCallback } from "./callback-url.js";
 import type { MailOutbox } from "./mail-outbox.js";
 import type { MailTokens, TokenPurpose } from "./mail-tokens.js";
-import { hashPassword } from "./passwords.js";
-
-const CREDENTIAL = "credential";
 
 /** Where links and callbacks may point. */
 export interface LinkSettings {
@@ -16,19 +13,12 @@ export interface LinkSettings {
   trustedOrigins: readonly string[];
 }
 
-/** What a used verification link did. */
-export interface Verified {
-  user: User;
-  /** True when the link changed the account's email. */
-  emailChanged: boolean;
-}
-
 /**
- * The mailed flows: password reset, email verification and email change. Each answers the same,
- * in the same time, for known and unknown addresses: the request writes the mail's token and its
- * outbox row in one transaction, or the same statements with nothing to send, and the outbox's
- * worker sends the mail later (services/mail-outbox.ts). Without SMTP_URL every address gets 503
- * `mail_unavailable`.
+ * Requesting the mailed links: password reset, email verification and email change (using them
+ * is services/mailed-links.ts). Each answers the same, in the same time, for known and unknown
+ * addresses: the request writes the mail's token and its outbox row in one transaction, or the
+ * same statements with nothing to send, and the outbox's worker sends the mail later
+ * (services/mail-outbox.ts). Without SMTP_URL every address gets 503 `mail_unavailable`.
  */
 export class AccountRecovery {
   readonly #db: PrismaClient;
@@ -81,22 +71,6 @@ export class AccountRecovery {
     return (await this.#tokens.peek("reset-password", token)) !== undefined;
   }
 
-  /**
-   * POST reset-password: sets the password and ends every session of the user; the token is
-   * spent. The token is checked before the password is hashed, so an invalid one costs no argon2.
-   */
-  async resetPassword(token: string, newPassword: string): Promise<void> {
-    if (!(await this.#tokens.peek("reset-password", token)))
-      throw new AppError("invalid_token", "the reset link is invalid, used or expired");
-    const passwordHash = await hashPassword(newPassword);
-    const grant = await this.#tokens.consume(["reset-password"], token);
-    if (!grant) throw new AppError("invalid_token", "the reset link is invalid, used or expired");
-    await this.#db.$transaction([
-      this.#db.account.updateMany({ where: { userId: grant.userId, providerId: CREDENTIAL }, data: { passwordHash } }),
-      this.#db.session.deleteMany({ where: { userId: grant.userId } }),
-    ]);
-  }
-
   /** Sends the verification mail to an unverified known address; nothing else. */
   async sendVerificationEmail(input: SendVerificationEmailBody): Promise<void> {
     const callback = this.callback(input.callbackURL);
@@ -133,29 +107,5 @@ export class AccountRecovery {
     await this.#mailToken("change-email", "change-email", taken ? undefined : user, input.newEmail, (token) =>
       this.#api("/verify-email", { token, callbackURL: callback }),
     );
-  }
-
-  /**
-   * GET verify-email: a verification link marks the address verified (if it is still the
-   * account's); an email-change link moves the account to the new, verified address.
-   */
-  async verifyEmail(token: string): Promise<Verified> {
-    const grant = await this.#tokens.consume(["verify-email", "change-email"], token);
-    if (!grant) throw new AppError("invalid_token", "the link is invalid, used or expired");
-    if (grant.purpose === "verify-email") {
-      const { count } = await this.#db.user.updateMany({ where: { id: grant.userId, email: grant.email }, data: { emailVerified: true } });
-      if (count === 0) throw new AppError("invalid_token", "the link is for an address this account no longer has");
-      return { user: await this.#db.user.findUniqueOrThrow({ where: { id: grant.userId } }), emailChanged: false };
-    }
-    try {
-      const [user] = await this.#db.$transaction([
-        this.#db.user.update({ where: { id: grant.userId }, data: { email: grant.email, emailVerified: true } }),
-        this.#db.account.updateMany({ where: { userId: grant.userId, providerId: CREDENTIAL }, data: { accountId: grant.email } }),
-      ]);
-      return { user, emailChanged: true };
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError("email_taken", "an account with this email already exists");
-      throw error;
-    }
   }
 }

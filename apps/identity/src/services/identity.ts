@@ -9,6 +9,7 @@ import { Accounts } from "./accounts.js";
 import { KeySet, type PublicJwk } from "./key-set.js";
 import { MailOutbox } from "./mail-outbox.js";
 import { MailTokens } from "./mail-tokens.js";
+import { MailedLinks } from "./mailed-links.js";
 import type { SqlPool } from "./raw-query.js";
 import { type SessionMeta, Sessions } from "./sessions.js";
 import { issueToken } from "./tokens.js";
@@ -61,6 +62,8 @@ export class IdentityService {
   /** Account mails wait here for the worker (services/mail-outbox-worker.ts) that sends them. */
   readonly mailOutbox: MailOutbox;
   readonly recovery: AccountRecovery;
+  /** Reset and verification links in use: what a proven mailbox ends (services/mailed-links.ts). */
+  readonly links: MailedLinks;
   readonly settings: AccountSettings;
   readonly #settings: IdentitySettings;
   readonly #now: () => number;
@@ -120,6 +123,7 @@ export class IdentityService {
       links: { baseUrl: deps.settings.baseUrl ?? deps.settings.issuer, trustedOrigins: deps.settings.trustedOrigins ?? [] },
       logger: deps.logger,
     });
+    this.links = new MailedLinks({ prisma: deps.prisma, tokens: this.mailTokens });
     this.settings = new AccountSettings({ prisma: deps.prisma, now: this.#now });
   }
 

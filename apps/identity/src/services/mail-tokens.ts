@@ -1,15 +1,30 @@
 import { createHmac, hkdfSync, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Prisma, PrismaClient } from "@app/db";
 
-/** What a mailed token is for; a token of one purpose never works for another. */
-export type TokenPurpose = "reset-password" | "verify-email" | "change-email";
+/**
+ * What a mailed token is for; a token of one purpose never works for another. An email change
+ * takes three: `confirm-email-change` to the current address (its `email` is the new one),
+ * `change-email` to the new address, and `revert-email-change` to the old address once the change
+ * is done (its `email` is the old one).
+ */
+export type TokenPurpose = "reset-password" | "verify-email" | "change-email" | "confirm-email-change" | "revert-email-change";
+
+const HOUR = 60 * 60 * 1000;
 
 /** How long a mailed link works. */
 export const TOKEN_TTL_MS: Record<TokenPurpose, number> = {
-  "reset-password": 60 * 60 * 1000,
-  "verify-email": 24 * 60 * 60 * 1000,
-  "change-email": 24 * 60 * 60 * 1000,
+  "reset-password": HOUR,
+  "verify-email": 24 * HOUR,
+  "change-email": 24 * HOUR,
+  "confirm-email-change": 24 * HOUR,
+  "revert-email-change": 7 * 24 * HOUR,
 };
+
+/**
+ * Revert links stay valid whatever happens to the account after them, until used or expired: a
+ * later change, reset or verification may be the work of whoever the revert is meant to undo.
+ */
+const SURVIVES_OTHER_LINKS: TokenPurpose = "revert-email-change";
 
 /** A second mail of one purpose to one user within this time is not sent (the first still works). */
 export const MAIL_COOLDOWN_MS = 60 * 1000;
@@ -26,13 +41,20 @@ export interface TokenGrant {
   email: string;
 }
 
+/** A valid token found without using it up: which row, and what it is for. */
+export interface FoundToken extends TokenGrant {
+  id: string;
+  purpose: TokenPurpose;
+}
+
 /**
  * Single-use tokens carried by mailed links (reset password, verify email, change email), in the
  * lucia style of services/sessions.ts: 32 random bytes in the link, only their HMAC-SHA256 under
  * a key derived from AUTH_SECRET in the `verification` table, compared in constant time. A new
- * token of a purpose replaces the user's older ones; consuming deletes the row in the statement
- * that reads it, so two concurrent uses cannot both succeed; expired rows never match and are
- * purged by housekeeping.
+ * token of a purpose replaces the user's older ones (revert links: only the same address's); a
+ * token is found first and spent by the transaction that acts on it, whose delete of its row
+ * lets only one of two concurrent uses succeed; expired rows never match and are purged by
+ * housekeeping.
  */
 export class MailTokens {
   readonly #db: PrismaClient;
@@ -65,7 +87,8 @@ export class MailTokens {
     if (recent) return undefined;
     const token = randomBytes(32).toString("base64url");
     const replace = (client: Prisma.TransactionClient | PrismaClient) => [
-      client.verification.deleteMany({ where: { userId, purpose } }),
+      // One live revert link per old address: every address an account left can still take it back.
+      client.verification.deleteMany({ where: { userId, purpose, ...(purpose === SURVIVES_OTHER_LINKS ? { email } : {}) } }),
       client.verification.create({
         data: {
           id: randomUUID(),
@@ -96,16 +119,35 @@ export class MailTokens {
     return row && this.#valid(row, purpose, mac) ? { userId: row.userId, email: row.email } : undefined;
   }
 
-  /** Uses a token up: its grant, or undefined when it is unknown, spent, expired or of another purpose. */
-  async consume(purposes: readonly TokenPurpose[], token: string): Promise<(TokenGrant & { purpose: TokenPurpose }) | undefined> {
+  /**
+   * The valid token of one of `purposes`, without using it up: links whose use costs work
+   * (hashing a password) or asks for a click are checked first, then used with {@link spend}.
+   */
+  async find(purposes: readonly TokenPurpose[], token: string): Promise<FoundToken | undefined> {
     if (!TOKEN_SHAPE.test(token)) return undefined;
     const mac = this.#mac(token);
-    const rows = await this.#db.verification.findMany({ where: { tokenHash: new Uint8Array(mac) } });
-    const row = rows.find((r) => purposes.some((p) => this.#valid(r, p, mac)));
-    if (!row) return undefined;
-    // Only the statement that deletes the row may use it: a concurrent second use finds nothing.
-    const { count } = await this.#db.verification.deleteMany({ where: { id: row.id } });
-    return count === 1 ? { userId: row.userId, email: row.email, purpose: row.purpose as TokenPurpose } : undefined;
+    const row = await this.#db.verification.findUnique({ where: { tokenHash: new Uint8Array(mac) } });
+    if (!row || !purposes.some((p) => this.#valid(row, p, mac))) return undefined;
+    return { id: row.id, userId: row.userId, email: row.email, purpose: row.purpose as TokenPurpose };
+  }
+
+  /**
+   * Uses up a token {@link find} returned, inside the transaction that acts on it: false when a
+   * concurrent use (or expiry) came first, and the transaction must then change nothing.
+   */
+  async spend(tx: Prisma.TransactionClient, found: FoundToken): Promise<boolean> {
+    const { count } = await tx.verification.deleteMany({ where: { id: found.id, expiresAt: { gt: new Date(this.#now()) } } });
+    return count === 1;
+  }
+
+  /**
+   * Ends the user's pending links inside `tx` when a mailbox proved the account's address: every
+   * one but the revert links of an email change, or those too with `revertLinks`.
+   */
+  async endPending(tx: Prisma.TransactionClient, userId: string, options: { revertLinks?: boolean } = {}): Promise<void> {
+    await tx.verification.deleteMany({
+      where: { userId, ...(options.revertLinks ? {} : { purpose: { not: SURVIVES_OTHER_LINKS } }) },
+    });
   }
 
   #valid(row: { purpose: string; tokenHash: Uint8Array; expiresAt: Date }, purpose: TokenPurpose, mac: Buffer): boolean {

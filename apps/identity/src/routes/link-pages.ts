@@ -1,0 +1,119 @@
+import { createHash } from "node:crypto";
+import type { Response } from "express";
+import type { FoundToken } from "../services/mail-tokens.js";
+
+// The one-click pages of mailed links (routes/account-routes.ts): a GET of a link changes nothing
+// (a mail scanner's prefetch is a GET), so the page asks for the click that POSTs it. The page is
+// served by identity itself, from the link's own origin, with a policy of its own: its inline
+// script and style by hash, forms and fetches to this origin only, and a referrer policy that
+// keeps the Origin header on the POST (under `no-referrer` a browser sends `Origin: null`, which
+// middleware/origin-check.ts refuses).
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+
+const STYLE =
+  "body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;line-height:1.5}" +
+  "label,input,button{display:block;font-size:1rem}input{margin:.25rem 0 1rem;padding:.5rem;width:100%;box-sizing:border-box}" +
+  "button{padding:.6rem 1.2rem}.note{color:#555;font-size:.9rem}#problem{color:#b00020}";
+
+/**
+ * A typed password goes as JSON: jsonBody (packages/http-kit) answers any other body with 415, and
+ * a plain form POST has none (the password field has no name, so the form sends nothing but the
+ * token in its action). The answer names where to go next.
+ */
+const SCRIPT = `document.getElementById("confirm").addEventListener("submit", async (event) => {
+  const form = event.target;
+  const field = document.getElementById("password");
+  if (!field || !field.value) return;
+  event.preventDefault();
+  const problem = document.getElementById("problem");
+  problem.textContent = "";
+  try {
+    const res = await fetch(form.action, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ password: field.value }), credentials: "same-origin" });
+    const body = await res.json().catch(() => ({}));
+    if (res.ok && body.redirectTo) return location.assign(body.redirectTo);
+    problem.textContent = body.code === "invalid_password" ? "That password is not this account's. Try again, or confirm without it." : "The link is invalid, used or expired.";
+  } catch {
+    problem.textContent = "The service could not be reached. Try again.";
+  }
+});`;
+
+const hash = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+const SCRIPT_HASH = hash(SCRIPT);
+const STYLE_HASH = hash(STYLE);
+
+/** What one page says and does. */
+export interface LinkPage {
+  title: string;
+  /** Sentences above the button (plain text). */
+  lead: string[];
+  /** The form: where it posts (this link's POST) and its button; none for a page that only tells. */
+  form?: { action: string; button: string; passwordField?: { label: string; note: string } };
+  /** Origins the POST may redirect to (the callback's): a form's redirect is held to form-action. */
+  redirectOrigins?: readonly string[];
+}
+
+/** Sends `page` as an HTML answer with its own security policy. */
+export function sendLinkPage(res: Response, page: LinkPage, status = 200): void {
+  const form = page.form;
+  const password = form?.passwordField;
+  const formHtml = form
+    ? `<form id="confirm" method="post" action="${escapeHtml(form.action)}">
+${
+  password
+    ? `<label for="password">${escapeHtml(password.label)}</label>
+<input id="password" type="password" autocomplete="current-password">
+<p class="note">${escapeHtml(password.note)}</p>`
+    : ""
+}<button type="submit">${escapeHtml(form.button)}</button>
+<p id="problem" role="alert"></p>
+</form>${password ? `\n<script>${SCRIPT}</script>` : ""}`
+    : "";
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(page.title)}</title><style>${STYLE}</style></head>
+<body><main><h1>${escapeHtml(page.title)}</h1>
+${page.lead.map((p) => `<p>${escapeHtml(p)}</p>`).join("\n")}
+${formHtml}</main></body></html>`;
+  const formAction = ["'self'", ...(page.redirectOrigins ?? [])].join(" ");
+  res.setHeader(
+    "content-security-policy",
+    `default-src 'none';script-src ${SCRIPT_HASH};style-src ${STYLE_HASH};connect-src 'self';form-action ${formAction};base-uri 'none';frame-ancestors 'none'`,
+  );
+  res.setHeader("referrer-policy", "same-origin");
+  res.status(status).type("html").send(html);
+}
+
+/**
+ * The confirmation page of a link GET verify-email found. Its form posts the token (and the
+ * callback) back to this path, relative, so it works on whatever origin serves identity.
+ */
+export function confirmationPage(res: Response, found: FoundToken, token: string, callback: string | undefined): void {
+  const action = `?${new URLSearchParams({ token, ...(callback ? { callbackURL: callback } : {}) })}`;
+  const redirectOrigins = callback ? [new URL(callback).origin] : [];
+  if (found.purpose === "change-email") {
+    sendLinkPage(res, {
+      title: "Confirm your new email address",
+      lead: [`Your account's email is about to change to ${found.email}.`, "Press the button to make the change."],
+      form: { action, button: "Confirm the new address" },
+      redirectOrigins,
+    });
+    return;
+  }
+  sendLinkPage(res, {
+    title: "Confirm your email address",
+    lead: [`Press the button to confirm that ${found.email} is yours.`],
+    form: {
+      action,
+      button: "Confirm my address",
+      passwordField: {
+        label: "The account's password, if you created it (optional)",
+        note:
+          "Without it, the account's password, its sessions and its linked sign-in providers end, and you choose a new password next: " +
+          "an account someone else created with your address then holds nothing of theirs.",
+      },
+    },
+    redirectOrigins,
+  });
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from "node:crypto";
+import { isUniqueViolation, type Prisma, type PrismaClient, type User } from "@app/db";
+import { AppError } from "@app/http-kit";
+import type { FoundToken, MailTokens, TokenPurpose } from "./mail-tokens.js";
+import { hashPassword, verifyPassword } from "./passwords.js";
+
+const CREDENTIAL = "credential";
+
+/** The links opened at GET/POST verify-email (every purpose but the reset link's). */
+export const VERIFY_LINK_PURPOSES: readonly TokenPurpose[] = ["verify-email", "change-email"];
+
+/** What the clicker of a verification link proved besides the mailbox. */
+export interface LinkProof {
+  /** The live session of the link's user that the request carries, if any. */
+  sessionId?: string | undefined;
+  /** The account's password, typed on the confirmation page, if any. */
+  password?: string | undefined;
+}
+
+/** What using a verification link did. */
+export interface VerifiedAddress {
+  user: User;
+  /**
+   * Set when the account's password, provider links and sessions ended: a fresh reset token
+   * (no mail) with which the clicker chooses a new password at once.
+   */
+  resetToken?: string;
+}
+
+const invalid = (message = "the link is invalid, used or expired") => new AppError("invalid_token", message);
+
+/**
+ * Using the mailed links that prove a mailbox (docs/accounts.md "When the mailbox owner proves
+ * the address"). Whoever registered an address first may not own it, so once its owner proves it
+ * through a reset or a first verification link, nothing the registrant held opens the account any
+ * more: its password, sessions, provider links and pending links end in the transaction that
+ * spends the token. Each link is checked before any password work.
+ */
+export class MailedLinks {
+  readonly #db: PrismaClient;
+  readonly #tokens: MailTokens;
+
+  constructor(deps: { prisma: PrismaClient; tokens: MailTokens }) {
+    this.#db = deps.prisma;
+    this.#tokens = deps.tokens;
+  }
+
+  /** The valid link of `token` among `purposes`, without using it (GET verify-email decides with it). */
+  find(purposes: readonly TokenPurpose[], token: string): Promise<FoundToken | undefined> {
+    return this.#tokens.find(purposes, token);
+  }
+
+  /**
+   * POST reset-password: the token is checked first (an invalid one costs no hashing), then one
+   * transaction spends it, sets the password (creating it for a user who had none), marks the
+   * address verified (the mailbox is proven) and ends every session, provider link and pending
+   * link of the user (revert links excepted: mail-tokens.ts).
+   */
+  async resetPassword(token: string, newPassword: string): Promise<void> {
+    const found = await this.#tokens.find(["reset-password"], token);
+    if (!found) throw invalid("the reset link is invalid, used or expired");
+    const passwordHash = await hashPassword(newPassword);
+    await this.#db.$transaction(async (tx) => {
+      const user = await this.#spend(tx, found);
+      await this.#endHoldings(tx, user.id, { keepSessionId: undefined, keepSignIns: false });
+      await tx.account.create({ data: { id: randomUUID(), userId: user.id, providerId: CREDENTIAL, accountId: user.email, passwordHash } });
+      await tx.user.update({ where: { id: user.id }, data: { emailVerified: true } });
+    });
+  }
+
+  /**
+   * A verification link (`verify-email`): marks the address verified. On an account whose address
+   * was never verified, everything else ends with it in one transaction, unless the clicker
+   * proves to be the account's holder too: a live session of the user (kept, the others end) or
+   * its password (kept). Otherwise the password and provider links end as well and the answer
+   * carries a fresh reset token. A wrong password answers 400 `invalid_password` and leaves the
+   * link unused.
+   */
+  async verifyEmail(found: FoundToken, proof: LinkProof): Promise<VerifiedAddress> {
+    if (found.purpose !== "verify-email") throw invalid();
+    const holder = await this.#db.user.findUnique({
+      where: { id: found.userId },
+      include: { accounts: { where: { providerId: CREDENTIAL }, take: 1 } },
+    });
+    if (!holder || holder.email !== found.email) throw invalid("the link is for an address this account no longer has");
+    const keepSignIns = proof.sessionId !== undefined || (await this.#passwordProof(holder.accounts[0]?.passwordHash, proof.password));
+    return this.#db.$transaction(async (tx) => {
+      const user = await this.#spend(tx, found);
+      if (user.emailVerified) return { user };
+      await this.#endHoldings(tx, user.id, { keepSessionId: proof.sessionId, keepSignIns });
+      const verified = await tx.user.update({ where: { id: user.id }, data: { emailVerified: true } });
+      if (keepSignIns) return { user: verified };
+      return { user: verified, resetToken: await this.#freshResetToken(tx, verified) };
+    });
+  }
+
+  /**
+   * An email-change link (`change-email`, opened from the new address): moves the account to it,
+   * verified. 409 `email_taken` when the address got an account meanwhile.
+   */
+  async changeEmail(found: FoundToken): Promise<VerifiedAddress> {
+    if (found.purpose !== "change-email") throw invalid();
+    try {
+      return await this.#db.$transaction(async (tx) => {
+        if (!(await this.#tokens.spend(tx, found))) throw invalid();
+        const user = await tx.user.update({ where: { id: found.userId }, data: { email: found.email, emailVerified: true } });
+        await tx.account.updateMany({ where: { userId: user.id, providerId: CREDENTIAL }, data: { accountId: found.email } });
+        return { user };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError("email_taken", "an account with this email already exists");
+      throw error;
+    }
+  }
+
+  /** Uses a link GET/POST verify-email found, by its purpose. */
+  use(found: FoundToken, proof: LinkProof): Promise<VerifiedAddress> {
+    return found.purpose === "change-email" ? this.changeEmail(found) : this.verifyEmail(found, proof);
+  }
+
+  /** True for a correct password; undefined when none was typed; 400 `invalid_password` when wrong. */
+  async #passwordProof(stored: string | null | undefined, password: string | undefined): Promise<boolean> {
+    if (password === undefined) return false;
+    if (!(await verifyPassword(stored, password))) throw new AppError("invalid_password", "the password is not correct");
+    return true;
+  }
+
+  /** Spends the token in `tx` and returns its user, still at the address the link went to. */
+  async #spend(tx: Prisma.TransactionClient, found: FoundToken): Promise<User> {
+    if (!(await this.#tokens.spend(tx, found))) throw invalid();
+    const user = await tx.user.findUnique({ where: { id: found.userId } });
+    if (!user || user.email !== found.email) throw invalid("the link is for an address this account no longer has");
+    return user;
+  }
+
+  /**
+   * Ends what opens the account: every session but `keepSessionId`, every pending link, and
+   * unless `keepSignIns` the password and every provider link.
+   */
+  async #endHoldings(
+    tx: Prisma.TransactionClient,
+    userId: string,
+    keep: { keepSessionId: string | undefined; keepSignIns: boolean },
+  ): Promise<void> {
+    await tx.session.deleteMany({ where: { userId, ...(keep.keepSessionId ? { id: { not: keep.keepSessionId } } : {}) } });
+    await this.#tokens.endPending(tx, userId);
+    if (!keep.keepSignIns) await tx.account.deleteMany({ where: { userId } });
+  }
+
+  /** A reset token for the clicker who just proved the mailbox (no mail: it goes into the redirect). */
+  async #freshResetToken(tx: Prisma.TransactionClient, user: User): Promise<string> {
+    const token = await this.#tokens.issue("reset-password", user.id, user.email, tx);
+    if (!token) throw new Error("a reset token was refused right after the pending ones ended");
+    return token;
+  }
+}
