@@ -24,7 +24,14 @@ export function corsPolicy(options: CorsPolicyOptions): RequestHandler {
     credentials: true,
     methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
     allowedHeaders: ["authorization", "content-type", "last-event-id", "x-request-id"],
-    exposedHeaders: [...(options.exposeAuthHeader === false ? [] : [SET_AUTH_JWT_HEADER]), "x-request-id", "retry-after"],
+    // A web client reads how long to wait and what is left of a limit (RateLimit, IETF draft-8).
+    exposedHeaders: [
+      ...(options.exposeAuthHeader === false ? [] : [SET_AUTH_JWT_HEADER]),
+      "x-request-id",
+      "retry-after",
+      "ratelimit",
+      "ratelimit-policy",
+    ],
     maxAge: 600,
   }) as RequestHandler;
 }

@@ -170,8 +170,16 @@ export function releaseOnClose(res: ServerResponse, lease: Lease): void {
   if (res.destroyed || !res.socket || res.socket.destroyed) lease.release();
 }
 
+/**
+ * The IETF draft-8 `RateLimit` and `RateLimit-Policy` fields of a cap on things held at once:
+ * a quota in "concurrent-requests" (no window), and what is left of it.
+ */
+export function concurrencyLimitHeaders(name: string, limit: number, remaining: number): Record<string, string> {
+  return { RateLimit: `"${name}";r=${remaining}`, "RateLimit-Policy": `"${name}";q=${limit};qu="concurrent-requests"` };
+}
+
 function refused(kind: CapKind, limit: number): AppError {
   return new AppError("rate_limited", `too many open ${WHAT[kind]}: at most ${limit} per user; close one or retry later`, {
-    headers: { "Retry-After": String(CAP_RETRY_AFTER_S) },
+    headers: { "Retry-After": String(CAP_RETRY_AFTER_S), ...concurrencyLimitHeaders(kind, limit, 0) },
   });
 }

@@ -7,6 +7,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import type { PinnedTarget } from "../lib/outbound-url.js";
 import { pinnedFetch, ResponseTooLarge } from "../lib/pinned-request.js";
+import { concurrencyLimitHeaders } from "../lib/user-caps.js";
 import type { McpOAuthService } from "../services/mcp-oauth.js";
 import type { McpServersService } from "../services/mcp-servers.js";
 import { upstreamFailure } from "./discovery.js";
@@ -74,7 +75,7 @@ export class McpToolsService {
     const held = this.#inFlight.get(userId) ?? 0;
     if (held >= this.settings.maxCallsPerUser) {
       throw new AppError("rate_limited", `at most ${this.settings.maxCallsPerUser} MCP tool requests at once`, {
-        headers: { "retry-after": "1" },
+        headers: { "retry-after": "1", ...concurrencyLimitHeaders("mcp-calls", this.settings.maxCallsPerUser, 0) },
       });
     }
     this.#inFlight.set(userId, held + 1);

@@ -138,7 +138,9 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     const retryAfter = retryAfterSeconds(info, now(), windowMs);
     next(new AppError("rate_limited", message, { headers: { "Retry-After": String(retryAfter) } }));
   };
-  const common = { standardHeaders: false, legacyHeaders: false, passOnStoreError: true, logger: limiterLogger } as const;
+  // Every limiter states its policy and what is left of it (IETF draft-8 `RateLimit` and
+  // `RateLimit-Policy`, one list member per limiter, named by `identifier`).
+  const common = { standardHeaders: "draft-8", legacyHeaders: false, passOnStoreError: true, logger: limiterLogger } as const;
 
   const perIp = (name: string): RateLimitRequestHandler =>
     rateLimit({
@@ -146,6 +148,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
       windowMs: settings.ipWindowMs,
       limit: settings.ipMax,
       store: storeFor(`ip-${name}`),
+      identifier: `${name}-ip`,
       skip: (req) => req.method !== "POST",
       keyGenerator: clientKey,
       handler: refuse("too many requests from this address; try again later", settings.ipWindowMs, "rateLimit"),
@@ -165,6 +168,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
       windowMs: settings.accountWindowMs,
       limit: settings.accountMax,
       store: storeFor(`account-ip-${name}`),
+      identifier: `${name}-account-ip`,
       requestPropertyName: PAIR_INFO,
       keyGenerator: (req) => `${accountKey(emailOf(req) ?? "")}:${ipKeyGenerator(req.ip ?? "unknown")}`,
       handler: refuse("too many failed attempts for this account from this address; try again later", settings.accountWindowMs, PAIR_INFO),
@@ -174,6 +178,8 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
       ...failuresOnly,
       windowMs: settings.accountWindowMs,
       store: storeFor(`account-${name}`),
+      // A delay, never a refusal: it has no quota to state.
+      standardHeaders: false,
       requestPropertyName: DELAY_INFO,
       keyGenerator: (req) => accountKey(emailOf(req) ?? ""),
       // `used` counts this attempt too.
@@ -207,6 +213,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     windowMs: mail.windowMs,
     limit: mail.ipMax,
     store: storeFor("ip-mail"),
+    identifier: "mail-ip",
     skip: (req) => req.method !== "POST",
     keyGenerator: clientKey,
     handler: refuse("too many mail requests from this address; try again later", mail.windowMs, "rateLimit"),
@@ -216,6 +223,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     windowMs: mail.windowMs,
     limit: mail.addressMax,
     store: storeFor("address-mail"),
+    identifier: "mail-address",
     requestPropertyName: "mailAddressRateLimit",
     skip: (req) => req.method !== "POST" || emailOf(req) === undefined,
     keyGenerator: (req) => accountKey(emailOf(req) ?? ""),
@@ -233,6 +241,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     windowMs: settings.ipWindowMs,
     limit: settings.ipMax,
     store: storeFor("ip-password-check"),
+    identifier: "password-check-ip",
     requestPropertyName: "passwordIpRateLimit",
     skip: (req) => req.method !== "POST",
     keyGenerator: clientKey,
@@ -244,6 +253,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     windowMs: settings.accountWindowMs,
     limit: settings.accountMax,
     store: storeFor("user-password-check"),
+    identifier: "password-check-user",
     requestPropertyName: "passwordUserRateLimit",
     // Without a session the route answers 401 before any password check.
     skip: (req, res) => req.method !== "POST" || resolvedUserId(res) === undefined,
