@@ -21,7 +21,8 @@ export function mailboxJson(messages: CaughtMail[]) {
 /**
  * The development mailbox page at `{base_url}/dev/mail`: every received message, newest first,
  * with its text body and its links clickable. The text body is shown, never the HTML one, so a
- * message cannot run script on the page; every value is escaped.
+ * message cannot run script on the page; every value is escaped. Long links and words break where
+ * the line ends (overflow-wrap), so a reset link does not widen the page past a phone's screen.
  */
 export function mailboxHtml(messages: CaughtMail[]): string {
   const items = [...messages]
@@ -34,7 +35,7 @@ export function mailboxHtml(messages: CaughtMail[]): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Development mailbox</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font:15px system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem}article{border:1px solid #ccc;border-radius:6px;padding:0 1rem;margin:1rem 0}.meta{color:#555;font-size:13px}pre{white-space:pre-wrap}</style>
+<style>body{font:15px system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;overflow-wrap:anywhere}article{border:1px solid #ccc;border-radius:6px;padding:0 1rem;margin:1rem 0}.meta{color:#555;font-size:13px}pre{white-space:pre-wrap}</style>
 </head><body><h1>Development mailbox</h1><p>Mail sent by this stack in development (${messages.length}). Reload to see new mail.</p>
 ${items || "<p>No mail yet.</p>"}
 </body></html>`;
