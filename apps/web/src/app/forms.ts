@@ -41,16 +41,16 @@ export function clearIssues(form: HTMLElement): void {
 
 /**
  * Shows a refused request on its form: each of the service's field `issues` as a sentence next
- * to its field (focus goes to the first one), and one plain sentence in the form's summary line
- * for the rest. Codes never appear. A refusal that ends the session opens the signed-out page
- * instead (session.ts).
+ * to its field (focus goes to the first such field in document order, whatever order the service
+ * listed them in), and one plain sentence in the form's summary line for the rest. Codes never
+ * appear. A refusal that ends the session opens the signed-out page instead (session.ts).
  */
 export function showIssues(form: HTMLElement, error: unknown, overrides: Record<string, string> = {}): void {
   clearIssues(form);
   if (reportSessionEnd(error)) return;
   const summary = form.querySelector<HTMLElement>(".form-error");
   const leftovers: string[] = [];
-  let first: HTMLElement | null = null;
+  let hasFieldIssues = false;
   for (const issue of error instanceof ApiError ? error.issues : []) {
     const top = issue.path.split(".")[0] ?? "";
     const slot =
@@ -64,13 +64,12 @@ export function showIssues(form: HTMLElement, error: unknown, overrides: Record<
     slot.textContent = slot.textContent ? `${slot.textContent}; ${sentence}` : sentence;
     const control = form.querySelector<HTMLElement>(`[aria-describedby~="${CSS.escape(slot.id)}"]`);
     control?.setAttribute("aria-invalid", "true");
-    first ??= control;
+    hasFieldIssues ||= control !== null;
   }
-  const hasFieldIssues = first !== null;
   const override = error instanceof ApiError ? overrides[error.code] : undefined;
   const text = leftovers.length ? leftovers.join("; ") : hasFieldIssues ? "" : (override ?? describeError(error));
   if (summary) summary.textContent = hasFieldIssues && !leftovers.length ? "Check the highlighted fields." : text;
-  first?.focus();
+  form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
 }
 
 /** The summary line of a form (role=alert, so it is announced). */

@@ -36,7 +36,7 @@ function roleEditor(ctx: AppContext, user: AdminUserView, shown: HTMLElement): H
 export const adminView: View = (ctx, root) => {
   const body = h("div", { id: "admin-body" }, h("p", { class: "muted" }, "Loading…"));
   root.append(h("h1", {}, "Users and roles"), body);
-  const list = pagedList<AdminUserView>(ctx, {
+  const list = pagedList<AdminUserView>({
     id: "admin-users",
     empty: "No users.",
     load: (cursor) => ctx.client.admin.users({ limit: 50, ...(cursor ? { cursor } : {}) }),

@@ -58,7 +58,7 @@ export const agentsView: View = (ctx, root) => {
     );
     return li;
   };
-  const list = pagedList<AgentView>(ctx, {
+  const list = pagedList<AgentView>({
     id: "agent-list",
     empty: "No agents yet: create one above.",
     load: (cursor) => ctx.client.agents.list({ limit: 20, ...(cursor ? { cursor } : {}) }),

@@ -28,7 +28,7 @@ export const chatView: View = (ctx, root, params) => {
   const title = h("h1", { id: "chat-title" }, "Chat");
   let system: string | undefined;
   let controller: AbortController | undefined;
-  const list = pagedList<ChatMessageView>(ctx, {
+  const list = pagedList<ChatMessageView>({
     id: "chat-messages",
     empty: "No messages yet: write the first one below.",
     load: (cursor) => ctx.client.chats.messages(chatId, { limit: 50, ...(cursor ? { cursor } : {}) }),
@@ -81,8 +81,7 @@ export const chatView: View = (ctx, root, params) => {
     const content = field(form, "content");
     const message = await ctx.client.chats.addMessage(chatId, { content });
     form.reset();
-    messages().append(messageRow(message));
-    list.element.querySelector<HTMLElement>(".muted")?.setAttribute("hidden", "");
+    list.append(message);
     if (ask.checked) await answer(content).catch((e: unknown) => ctx.showError(e));
   });
   const remove = deleteButton(

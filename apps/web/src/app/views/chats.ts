@@ -8,7 +8,7 @@ import { chatHref } from "../router.js";
 
 /** Chats: the list (each opens its page), a create form with an optional agent, delete. */
 export const chatsView: View = (ctx, root) => {
-  const list = pagedList<ChatView>(ctx, {
+  const list = pagedList<ChatView>({
     id: "chat-list",
     empty: "No chats yet: start one above.",
     load: (cursor) => ctx.client.chats.list({ limit: 20, ...(cursor ? { cursor } : {}) }),

@@ -41,7 +41,7 @@ function connectLink(ctx: AppContext, server: McpServerView): HTMLElement | null
  * here), see its status, list its tools and call them with JSON arguments, delete it.
  */
 export const mcpView: View = (ctx, root) => {
-  const list = pagedList<McpServerView>(ctx, {
+  const list = pagedList<McpServerView>({
     id: "mcp-list",
     empty: "No MCP servers yet: add one below.",
     load: (cursor) => ctx.client.mcpServers.list({ limit: 20, ...(cursor ? { cursor } : {}) }),

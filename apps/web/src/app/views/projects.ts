@@ -46,7 +46,7 @@ export const projectsView: View = (ctx, root) => {
     );
     return li;
   };
-  const list = pagedList<ProjectView>(ctx, {
+  const list = pagedList<ProjectView>({
     id: "project-list",
     empty: "No projects yet: create one above.",
     load: (cursor) => ctx.client.projects.list({ limit: 20, ...(cursor ? { cursor } : {}) }),
