@@ -111,9 +111,10 @@ describe("the web app against the real services", { timeout: TEST_MS }, () => {
       buffer: Buffer.from("a,b\n1,2\n"),
     });
     await page.locator("#upload-form button[type=submit]").click();
-    const row = page.locator("#uploads tr", { hasText: "data.csv" });
+    const row = page.locator("#uploads li", { hasText: "data.csv" });
     await row.waitFor();
-    expect(await row.locator("td").allTextContents()).toEqual(["data.csv", "text/csv", "8 B", expect.stringMatching(/^[0-9a-f]{16}$/)]);
+    expect(await row.locator("strong").textContent()).toBe("data.csv");
+    expect(await row.locator("p").textContent()).toMatch(/^text\/csv · 8 B · .+ · SHA-256 [0-9a-f]{16}$/);
     await screenshot(page, "06-upload");
     await checkPage(page, "upload", "upload");
   });
