@@ -1,11 +1,13 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type E2eStack, grantRole, openBrowser, STARTUP_MS, startE2eStack, storedToken, TEST_MS } from "./harness.js";
-import { checkPage } from "./page-checks.js";
+import { checkPage, layoutProblems, PHONE } from "./page-checks.js";
+import { LONG_URL, longName, longText, longTitle, ROWS, type Seeder, seeder, times } from "./seed.js";
 
 let env: E2eStack;
 let browser: Browser;
 let page: Page;
+let seed: Seeder;
 /** Uncaught page errors and console errors. */
 const problems: string[] = [];
 // A fixed address (each test file has its own database), so the screenshots do not change from run to run.
@@ -20,6 +22,7 @@ beforeAll(async () => {
   });
   await page.goto(env.webUrl);
   await page.locator("#signin-form").waitFor();
+  seed = seeder(env.baseUrl, () => storedToken(page));
 }, STARTUP_MS);
 afterAll(async () => {
   await browser?.close();
@@ -34,6 +37,16 @@ async function api(path: string, body: unknown): Promise<void> {
     body: JSON.stringify(body),
   });
   expect(res.status).toBe(201);
+}
+
+/** Signs up one more user from outside the browser (identity answers 200 with a session). */
+async function signUp(name: string, address: string): Promise<void> {
+  const res = await fetch(`${env.baseUrl}/api/auth/sign-up/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name, email: address, password: PASSWORD }),
+  });
+  expect(res.status).toBe(200);
 }
 
 /** Clicks a row's Delete and answers the confirmation dialog. */
@@ -85,18 +98,22 @@ describe("every page of the web app, in Chromium, against the real stack", { tim
     await page.keyboard.type(PASSWORD);
     await page.keyboard.press("Enter");
     await page.locator("#task-list[data-loaded]").waitFor({ state: "attached" });
+    await times(ROWS, (i) => seed.post("/api/tasks", { title: longTitle(i) }));
+    await page.reload();
+    await page.locator("#task-list li").nth(19).waitFor();
     await checkPage(page, "tasks", "tasks");
   });
 
   it("projects: create, field problems, Load more through x-next-cursor, delete after a confirmation", async () => {
+    await times(ROWS, (i) => seed.post("/api/projects", { name: longName(i), description: longText(i) }));
     for (let i = 1; i <= 21; i += 1) await api("/api/projects", { name: `Project ${String(i).padStart(2, "0")}` });
     await page.locator("#nav-projects").click();
     await page.locator("#project-list[data-loaded]").waitFor({ state: "attached" });
     expect(await page.locator("#project-list li").count()).toBe(20);
     await page.locator("#project-list-more").click();
     await page.locator("#project-list li").nth(20).waitFor();
-    expect(await page.locator("#project-list li").last().textContent()).toContain("Project 01");
-    await page.locator("#project-list-more[hidden]").waitFor({ state: "attached" });
+    expect(await page.locator("#project-list li").nth(20).textContent()).toContain("Project 01");
+    await page.locator("#project-list-more:not([hidden])").waitFor();
 
     const form = page.locator("#create-project");
     await form.locator("input[name=name]").fill("   ");
@@ -138,6 +155,7 @@ describe("every page of the web app, in Chromium, against the real stack", { tim
   });
 
   it("agents: create one tied to a project, listed with it", async () => {
+    await times(ROWS, (i) => seed.post("/api/agents", { name: longName(i), instructions: longText(i), model: `${longName(i)}-model` }));
     await page.locator("#nav-agents").click();
     const form = page.locator("#create-agent");
     await form.locator("select[name=projectId] option", { hasText: "Website relaunch 2" }).waitFor({ state: "attached" });
@@ -155,6 +173,7 @@ describe("every page of the web app, in Chromium, against the real stack", { tim
   });
 
   it("chats: start one with the agent, send a message, watch the answer stream in and stay", async () => {
+    await times(ROWS, (i) => seed.post("/api/chats", { title: longName(i) }));
     await page.locator("#nav-chats").click();
     const form = page.locator("#create-chat");
     await form.locator("select[name=agentId] option", { hasText: "Copy editor" }).waitFor({ state: "attached" });
@@ -175,17 +194,23 @@ describe("every page of the web app, in Chromium, against the real stack", { tim
     expect(await page.locator("#chat-provider").textContent()).toBe("Answered by the “local” provider.");
     await checkPage(page, "chat", "chat");
 
+    // The same chat holding a long conversation: long words, URLs, more than one page.
+    const chatId = new URL(page.url()).hash.split("/")[2] ?? "";
+    await times(ROWS, (i) => seed.post(`/api/chats/${chatId}/messages`, { role: i % 2 ? "user" : "assistant", content: longText(i) }));
     await page.reload();
-    await page.locator("#chat-messages li").nth(1).waitFor();
-    expect(await page.locator("#chat-messages li p").allTextContents()).toEqual(["hello chat", "Local echo: hello chat"]);
+    await page.locator("#chat-messages li").nth(49).waitFor();
+    expect(await page.locator("#chat-messages li p").nth(0).textContent()).toBe("hello chat");
+    expect(await page.locator("#chat-messages li p").nth(1).textContent()).toBe("Local echo: hello chat");
+    await checkPage(page, "chat with a long conversation");
     await page.locator("#nav-chats").click();
     await page.locator("#chat-list li", { hasText: "Spring copy" }).waitFor();
     await checkPage(page, "chats", "chats");
     await deleteRow("chat-list", "Spring copy", "Delete");
-    await page.locator("#chat-list-empty:not([hidden])").waitFor();
+    await page.locator("#chat-list li", { hasText: "Spring copy" }).waitFor({ state: "detached" });
   });
 
   it("MCP servers: add (a bad URL gets a sentence), list, delete; the connect section is there", async () => {
+    await times(ROWS, (i) => seed.post("/api/mcp-servers", { name: longName(i), url: `${LONG_URL}&server=${i}` }));
     await page.locator("#nav-mcp").click();
     const form = page.locator("#create-mcp");
     await form.locator("input[name=name]").fill("Docs");
@@ -197,8 +222,8 @@ describe("every page of the web app, in Chromium, against the real stack", { tim
     await page.locator("#mcp-list li", { hasText: "https://mcp.example.com/mcp" }).waitFor();
     expect(await page.locator("#mcp-connect h2").textContent()).toBe("Connect a server");
     await checkPage(page, "mcp", "mcp");
-    await deleteRow("mcp-list", "Docs", "Delete");
-    await page.locator("#mcp-list-empty:not([hidden])").waitFor();
+    await deleteRow("mcp-list", "mcp.example.com", "Delete");
+    await page.locator("#mcp-list li", { hasText: "mcp.example.com" }).waitFor({ state: "detached" });
   });
 
   it("settings keeps the transport switch under Developer; the Admin link shows only to admins, roles from a select", async () => {
@@ -208,9 +233,15 @@ describe("every page of the web app, in Chromium, against the real stack", { tim
     expect(await page.locator("#nav-admin").count()).toBe(0);
 
     await grantRole(env.database.url, email, "admin");
+    await times(ROWS, (i) =>
+      signUp(`${longName(i)} Müller-Lüdenscheidt`, `spring-relaunch-team-member-${i}@subdomain.example-company-with-a-long-name.com`),
+    );
     await page.reload();
     await page.locator("#nav-admin").click();
     const row = page.locator("#admin-users li", { hasText: email });
+    await page.locator("#admin-users li").nth(49).waitFor();
+    const more = page.locator("#admin-users-more:not([hidden])");
+    if ((await row.count()) === 0 && (await more.count()) > 0) await more.click();
     await row.waitFor();
     expect(await row.locator("select[name=roles] option").allTextContents()).toContain("admin");
     await checkPage(page, "admin", "admin");
@@ -232,10 +263,52 @@ describe("the page checks themselves", { timeout: TEST_MS }, () => {
       document.getElementById("too-wide")?.remove();
       const input = document.createElement("input");
       input.id = "unlabelled";
+      input.style.width = "240px";
       document.querySelector("main")?.append(input);
     });
     await expect(checkPage(page, "unlabelled")).rejects.toThrow(/axe/);
     await page.evaluate(() => document.getElementById("unlabelled")?.remove());
     await checkPage(page, "clean again");
+  });
+
+  it("fail on a title squeezed beside a wide neighbour, a squeezed field and a word broken letter by letter", async () => {
+    await page.setViewportSize(PHONE);
+    await page.evaluate(() => {
+      const main = document.querySelector("main");
+      // The task list's old row: a flex: 1 title beside parts that take the rest of the line.
+      const row = document.createElement("div");
+      row.id = "squeezed-row";
+      row.style.cssText = "display: flex; width: 340px";
+      const title = document.createElement("a");
+      title.href = "#";
+      title.style.cssText = "flex: 1; overflow-wrap: anywhere";
+      title.textContent = "Review the quarterly report and send the notes";
+      const wide = document.createElement("span");
+      wide.style.cssText = "flex: 0 0 300px";
+      wide.textContent = "pending";
+      row.append(title, wide);
+      const field = document.createElement("input");
+      field.id = "squeezed-field";
+      field.setAttribute("aria-label", "New task title");
+      field.style.width = "64px";
+      const letters = document.createElement("p");
+      letters.id = "letters";
+      letters.style.cssText = "width: 6px; overflow-wrap: anywhere";
+      letters.textContent = "Donaudampfschiff";
+      main?.append(row, field, letters);
+    });
+    const problems = await layoutProblems(page);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^<a> "Review the quarterly.*" is \d+ px wide for text that needs 120 px$/),
+        expect.stringMatching(/^<input#squeezed-field>\[name=\] is 64 px wide$/),
+        expect.stringMatching(/^<p#letters> "Donaudampfschiff" is broken letter by letter \(16 lines of one character\)$/),
+      ]),
+    );
+    await expect(checkPage(page, "squeezed")).rejects.toThrow(/squeezed: layout at phone size/);
+    await page.evaluate(() => {
+      for (const id of ["squeezed-row", "squeezed-field", "letters"]) document.getElementById(id)?.remove();
+    });
+    expect(await layoutProblems(page)).toEqual([]);
   });
 });
