@@ -189,6 +189,24 @@ describe("what does not sign out, and when the check runs", { timeout: TEST_MS }
     }
   });
 
+  it("a 401 a page meets, with identity unable to cure it, opens the same signed-out page (never half signed in)", async () => {
+    const email = freshEmail("refused");
+    await signUp(email);
+    const { there, close } = await twoContexts(browser);
+    try {
+      await signInThroughPage(there, env.webUrl, email, PASSWORD);
+      await there.route("**/api/auth/get-session", (route) => route.abort("internetdisconnected"));
+      // The API refuses this token; get-session, which would bring a fresh one, cannot be reached.
+      await there.evaluate(() => {
+        localStorage.setItem("authToken", "not.a.token");
+        location.hash = "#/projects";
+      });
+      await expectSignedOut(there);
+    } finally {
+      await close();
+    }
+  });
+
   it("with an hour between checks, the window regaining focus checks at once", async () => {
     const email = freshEmail("focus");
     await signUp(email);
