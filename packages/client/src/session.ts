@@ -33,7 +33,7 @@ export interface WatchSessionOptions {
   /** Check at once (default true): a page that starts with a stored JWT asks whether it still holds. */
   checkNow?: boolean;
   /**
-   * Where `focus`, `visibilitychange` and `storage` (another tab changed `authToken`) come from;
+   * Where `focus`, `visibilitychange` and `storage` (another tab removed `authToken`) come from;
    * each one checks. Default: the browser's window; outside a browser, none.
    */
   events?: SessionEventTarget;
@@ -84,7 +84,7 @@ function pageHidden(): boolean {
 /**
  * Keeps this client's sign-in true to the cookie session: checks ({@link checkSession}) at once,
  * every `intervalMs`, and whenever the window regains focus or becomes visible or another tab
- * changes `authToken`. A session ended on another device, by a password change or reset or by a
+ * removes `authToken`. A session ended on another device, by a password change or reset or by a
  * deleted account therefore ends here within one interval. Checks run only while the client holds
  * a JWT or knows its user, and never two at once. Returns the function that stops the watch.
  */
@@ -115,9 +115,11 @@ export function watchSession(http: Http, options: WatchSessionOptions): () => vo
   const onVisibility = () => {
     if (!pageHidden()) check();
   };
+  // Only a removal is news: every check stores a fresh JWT, so a check on each new value would
+  // have two tabs answer each other's checks for ever.
   const onStorage = (event: Event) => {
-    const key = (event as { key?: string | null }).key;
-    if (key === undefined || key === null || key === AUTH_TOKEN_STORAGE_KEY) check();
+    const { key, newValue } = event as { key?: string | null; newValue?: string | null };
+    if (key === null || (key === AUTH_TOKEN_STORAGE_KEY && newValue === null)) check();
   };
   events?.addEventListener("focus", onFocus);
   events?.addEventListener("visibilitychange", onVisibility);

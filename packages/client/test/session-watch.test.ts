@@ -1,6 +1,5 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { type CaughtMail, type MailCatcher, startMailCatcher } from "@app/mailer";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
 import { type AppClient, createClient, type FetchLike, memoryStorage } from "../src/index.js";
@@ -8,7 +7,6 @@ import { cookieFetch, freshEmail, signUpSignedIn, startStack } from "./helpers.j
 
 // The SDK treats the cookie session as the truth for its own user (docs/web-app.md, "The SDK"):
 // against a real stack, a session ended from another client ends this one at the next check.
-let catcher: MailCatcher;
 let env: Awaited<ReturnType<typeof startStack>>;
 /** A real server answering every request 503 in the envelope, as the gateway does with identity down. */
 let unavailable: http.Server;
@@ -17,8 +15,7 @@ let unavailableUrl: string;
 let closedUrl: string;
 
 beforeAll(async () => {
-  catcher = await startMailCatcher({ port: 0 });
-  env = await startStack({ SMTP_URL: catcher.url });
+  env = await startStack();
   unavailable = http.createServer((_req, res) => {
     res.writeHead(503, { "content-type": "application/json" });
     res.end(JSON.stringify({ ok: false, error: { code: "service_unavailable", message: "upstream down" } }));
@@ -33,7 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => unavailable?.close(resolve));
   await env?.stop();
-  await catcher?.close();
 });
 
 const PASSWORD = "correct horse battery";
@@ -54,23 +50,29 @@ const webSocket = (url: string) => new WebSocket(url);
  * One simulated browser: its own cookie jar and storage. `route` sends identity calls elsewhere
  * (`closedUrl`, `unavailableUrl`) while it is set, to stand for identity being unreachable.
  */
-function browser(): { client: AppClient; route: { to: string | undefined } } {
+function browser(): { client: AppClient; route: { to: string | undefined }; calls: Map<string, number> } {
   const jar = cookieFetch();
   const route: { to: string | undefined } = { to: undefined };
   const fetch: FetchLike = (input, init) => {
     const url = new URL(input);
     return route.to && url.pathname.startsWith("/api/auth/") ? jar.fetch(`${route.to}${url.pathname}`, init) : jar.fetch(input, init);
   };
-  return { client: createClient({ baseUrl: env.stack.baseUrl, storage: memoryStorage(), fetch, webSocket }), route };
+  return { client: createClient({ baseUrl: env.stack.baseUrl, storage: memoryStorage(), fetch, webSocket }), route, calls: jar.calls };
 }
 
-async function twoBrowsers(): Promise<{ here: AppClient; there: AppClient; email: string; hereRoute: { to: string | undefined } }> {
+async function twoBrowsers(): Promise<{
+  here: AppClient;
+  there: AppClient;
+  email: string;
+  hereRoute: { to: string | undefined };
+  hereCalls: Map<string, number>;
+}> {
   const email = freshEmail("watch");
   const { client: there } = browser();
   await signUpSignedIn(there, { email, password: PASSWORD, name: "Watched" });
-  const { client: here, route: hereRoute } = browser();
+  const { client: here, route: hereRoute, calls: hereCalls } = browser();
   await here.auth.signIn({ email, password: PASSWORD });
-  return { here, there, email, hereRoute };
+  return { here, there, email, hereRoute, hereCalls };
 }
 
 describe("watchSession", () => {
@@ -110,6 +112,27 @@ describe("watchSession", () => {
       events.dispatchEvent(new Event("focus"));
       await vi.waitFor(() => expect(signedOut.count).toBe(1), { timeout: 5_000, interval: 20 });
       expect(here.auth.token()).toBeNull();
+    } finally {
+      stop();
+    }
+  });
+
+  it("another tab removing authToken checks at once; another tab storing a fresh one does not", async () => {
+    const { here, there, hereCalls } = await twoBrowsers();
+    const checks = () => hereCalls.get("/api/auth/get-session") ?? 0;
+    const events = new EventTarget();
+    const storage = (newValue: string | null) => Object.assign(new Event("storage"), { key: "authToken", newValue });
+    const signedOut = tally();
+    const stop = here.auth.watchSession({ intervalMs: 3_600_000, checkNow: false, events, onSignedOut: signedOut.hit });
+    try {
+      // A check sends its get-session synchronously from the event, so the count tells at once.
+      const before = checks();
+      events.dispatchEvent(storage("a.fresh.jwt"));
+      expect(checks()).toBe(before);
+      await there.auth.revokeOtherSessions();
+      events.dispatchEvent(storage(null));
+      expect(checks()).toBe(before + 1);
+      await vi.waitFor(() => expect(signedOut.count).toBe(1), { timeout: 5_000, interval: 20 });
     } finally {
       stop();
     }
@@ -176,20 +199,16 @@ describe("watchSession", () => {
     expect((await second.auth.checkSession()).status).toBe("signed_in");
   });
 
-  it("update-user fetches a fresh JWT at once; a confirmed email change reaches the JWT at the next check", async () => {
-    const { client } = browser();
-    const email = freshEmail("fresh");
-    await signUpSignedIn(client, { email, password: PASSWORD, name: "Before" });
-    await client.auth.updateUser({ name: "After" });
-    expect((await client.me()).name).toBe("After");
+  it("update-user fetches a fresh JWT at once; a change made on another client reaches the JWT at the next check", async () => {
+    const { here, there } = await twoBrowsers();
+    await here.auth.updateUser({ name: "Renamed here" });
+    expect((await here.me()).name).toBe("Renamed here");
 
-    const next = freshEmail("moved");
-    await client.auth.changeEmail({ newEmail: next, callbackURL: `${env.stack.baseUrl}/?email-changed=1` });
-    const mail: CaughtMail = await catcher.waitFor((m) => m.to.includes(next) && m.links.some((l) => l.includes("/verify-email")), 15_000);
-    const confirmed = await fetch(mail.links.find((l) => l.includes("/verify-email")) ?? "", { redirect: "manual" });
-    expect(confirmed.status).toBeLessThan(400);
-    expect((await client.me()).email).toBe(email);
-    expect((await client.auth.checkSession()).status).toBe("signed_in");
-    expect((await client.me()).email).toBe(next);
+    // The JWT is a snapshot (docs/accounts.md, "What a JWT keeps"): the other client's name, or a
+    // confirmed address change, shows in its next JWT, which the next check brings.
+    await there.auth.updateUser({ name: "Renamed there" });
+    expect((await here.me()).name).toBe("Renamed here");
+    expect((await here.auth.checkSession()).status).toBe("signed_in");
+    expect((await here.me()).name).toBe("Renamed there");
   });
 });
