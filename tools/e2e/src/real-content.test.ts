@@ -153,6 +153,34 @@ describe("pages holding real content, in Chromium, against the real stack", { ti
     expect(gone.status).toBe(404);
   });
 
+  it("account, sessions and settings hold a long name and 46 sessions from devices with long names", async () => {
+    await page.locator("#nav-account").click();
+    const profile = page.locator("#profile-form");
+    await profile.locator("input[name=name]").fill(`Lin ${LONG_WORD} Müller-Lüdenscheidt`);
+    await profile.locator("button[type=submit]").click();
+    await page.locator("#notice", { hasText: "Your name is saved." }).waitFor();
+    await checkPage(page, "account with a long name");
+    // Identity keeps at most 50 sessions per user (the oldest, this browser's, would go first).
+    const devices = 45;
+    await times(devices, async (i) => {
+      const res = await fetch(`${env.baseUrl}/api/auth/sign-in/email`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) ${LONG_WORD}Browser/${i}.0.0.0 Safari/537.36`,
+        },
+        body: JSON.stringify({ email, password: PASSWORD }),
+      });
+      expect(res.status).toBe(200);
+    });
+    await page.goto(`${env.webUrl}/#/sessions`);
+    await page.locator("#sessions li").nth(devices).waitFor();
+    await checkPage(page, "sessions holding many devices");
+    await page.locator("#nav-settings").click();
+    await page.locator("#developer-settings summary").click();
+    await checkPage(page, "settings with the developer section open");
+  });
+
   it("the development mailbox holds long links without scrolling sideways", async () => {
     const mailer = createMailer({ smtpUrl: catcher.url, from: "Accounts <no-reply@example.com>" });
     try {
