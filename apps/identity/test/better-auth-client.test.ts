@@ -120,9 +120,12 @@ describe("better-auth's client against identity", () => {
     const changed = await b.client.changePassword({ currentPassword: PASSWORD, newPassword: "next password 1", revokeOtherSessions: true });
     expect(changed.error).toBeNull();
 
-    // Email change: the link goes to the new address; the change happens when it is opened.
+    // Email change: the current address confirms (its link, opened in this signed-in browser),
+    // then the new address's link makes the change.
     const newEmail = `ba-new-${Date.now()}@example.com`;
-    expect((await b.client.changeEmail({ newEmail, callbackURL: "/" })).error).toBeNull();
+    expect((await b.client.changeEmail({ newEmail, callbackURL: "/" })).data).toEqual({ status: true });
+    expect((await open(b, linkOf(await kit.mailTo(email, "Confirm the change")))).status).toBe(200);
+    expect((await b.client.getSession()).data?.user.email).toBe(email);
     expect((await open(b, linkOf(await kit.mailTo(newEmail, "new email")))).status).toBe(302);
     expect((await b.client.getSession()).data?.user.email).toBe(newEmail);
 

@@ -24,7 +24,7 @@ import type { IdentityService } from "../services/identity.js";
 import type { FoundToken } from "../services/mail-tokens.js";
 import { type LinkProof, VERIFY_LINK_PURPOSES } from "../services/mailed-links.js";
 import { publicUser } from "./auth-routes.js";
-import { confirmationPage } from "./link-pages.js";
+import { confirmationPage, linkSentPage } from "./link-pages.js";
 
 const STATUS: StatusResponse = { status: true };
 
@@ -75,7 +75,8 @@ export function accountRoutes(service: IdentityService, cookie: CookieSettings):
   const useLink = async (req: Request, res: Response, found: FoundToken, proof: LinkProof, callback: string | undefined) => {
     const json = req.method === "POST" && Boolean(req.is("application/json"));
     try {
-      const { user, resetToken } = await service.links.use(found, proof);
+      const { user, resetToken, pendingEmail } = await service.links.use(found, proof, callback);
+      if (pendingEmail && !json) return linkSentPage(res, pendingEmail);
       // The password ended: the clicker chooses a new one on the reset page, as the reset link's GET sends them.
       const next = callback && resetToken ? withQuery(new URL("/reset-password", callback).href, { token: resetToken }) : callback;
       if (next && !json) return res.redirect(req.method === "POST" ? 303 : 302, next);
@@ -103,7 +104,8 @@ export function accountRoutes(service: IdentityService, cookie: CookieSettings):
     const found = await service.links.find(VERIFY_LINK_PURPOSES, query.token);
     if (!found) return invalidLink(req, res, callback);
     const sessionId = await sessionOf(req, found);
-    if (sessionId) return useLink(req, res, found, { sessionId }, callback);
+    // A revert ends that very session with the others: it always asks for the click.
+    if (sessionId && found.purpose !== "revert-email-change") return useLink(req, res, found, { sessionId }, callback);
     confirmationPage(res, found, query.token, callback);
   });
 

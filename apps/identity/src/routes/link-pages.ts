@@ -92,13 +92,32 @@ ${formHtml}</main></body></html>`;
 export function confirmationPage(res: Response, found: FoundToken, token: string, callback: string | undefined): void {
   const action = `?${new URLSearchParams({ token, ...(callback ? { callbackURL: callback } : {}) })}`;
   const redirectOrigins = callback ? [new URL(callback).origin] : [];
-  if (found.purpose === "change-email") {
-    sendLinkPage(res, {
+  const pages: Partial<Record<FoundToken["purpose"], Omit<LinkPage, "form"> & { button: string }>> = {
+    "confirm-email-change": {
+      title: "Confirm the change of your email address",
+      lead: [
+        `Your account's email address is about to change to ${found.email}.`,
+        "Once you confirm, a link goes to that address; the change happens when it is opened there.",
+      ],
+      button: "Confirm the change",
+    },
+    "change-email": {
       title: "Confirm your new email address",
-      lead: [`Your account's email is about to change to ${found.email}.`, "Press the button to make the change."],
-      form: { action, button: "Confirm the new address" },
-      redirectOrigins,
-    });
+      lead: [`Your account's email address is about to change to ${found.email}.`, "Press the button to make the change."],
+      button: "Confirm the new address",
+    },
+    "revert-email-change": {
+      title: "Take your account back",
+      lead: [
+        `Your account's email address comes back to ${found.email}.`,
+        "Every session, the password and every sign-in provider of the account end, and you choose a new password next.",
+      ],
+      button: "Take my account back",
+    },
+  };
+  const page = pages[found.purpose];
+  if (page) {
+    sendLinkPage(res, { title: page.title, lead: page.lead, form: { action, button: page.button }, redirectOrigins });
     return;
   }
   sendLinkPage(res, {
@@ -115,5 +134,13 @@ export function confirmationPage(res: Response, found: FoundToken, token: string
       },
     },
     redirectOrigins,
+  });
+}
+
+/** What the click on an email change confirmed from the current address answers: where the next link went. */
+export function linkSentPage(res: Response, newEmail: string): void {
+  sendLinkPage(res, {
+    title: "Check the new address's inbox",
+    lead: [`A link is on its way to ${newEmail}. Open it to finish the change; until then your address stays as it is.`],
   });
 }

@@ -27,6 +27,21 @@ const TEMPLATES = {
     action: "Confirm new email",
     outro: "If you did not ask for it, ignore this mail: nothing changes.",
   },
+  "confirm-email-change": {
+    subject: "Confirm the change of your email address",
+    intro:
+      "Someone signed in to your account asked to change its email address. If it was you, open this link within 24 hours and confirm: a second link then goes to the new address, and the change happens when that one is opened:",
+    action: "Confirm the change",
+    outro:
+      "If you did not ask for it, ignore this mail: the address stays as it is. Someone may be signed in as you: change your password.",
+  },
+  "email-changed": {
+    subject: "Your account's email address was changed",
+    intro:
+      "Your account's email address was changed to another one, and mail now goes there. If you did not do this, open this link within 7 days: the address comes back to this one, every session and sign-in provider ends, and you choose a new password:",
+    action: "Take my account back",
+    outro: "If it was you, ignore this mail.",
+  },
   "sign-up-attempt": {
     subject: "Someone tried to create an account with your address",
     intro:

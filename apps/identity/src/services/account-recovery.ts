@@ -52,9 +52,16 @@ export class AccountRecovery {
    * of this purpose went out a minute ago, when the address is over its mail budget, or without a
    * `user` (an address that gets no mail), and each of those costs the same statements.
    */
-  async #mailToken(kind: MailKind, purpose: TokenPurpose, user: { id: string } | undefined, to: string, link: (token: string) => string) {
+  async #mailToken(
+    kind: MailKind,
+    purpose: TokenPurpose,
+    user: { id: string } | undefined,
+    to: string,
+    link: (token: string) => string,
+    tokenEmail?: string,
+  ) {
     if (!this.#outbox.enabled) throw new AppError("mail_unavailable", "mail is not configured (set SMTP_URL)", { expose: true });
-    await this.#outbox.enqueueTokenMail({ kind, purpose, userId: user?.id, to, link });
+    await this.#outbox.enqueueTokenMail({ kind, purpose, userId: user?.id, to, link, ...(tokenEmail === undefined ? {} : { tokenEmail }) });
   }
 
   /** POST request-password-reset: a 1-hour single-use link to a known address; nothing else. */
@@ -98,14 +105,21 @@ export class AccountRecovery {
     }
   }
 
-  /** POST change-email: mails a link to the new address; the change happens when it is opened. */
+  /**
+   * POST change-email: a session alone never moves the account. The link goes to the current
+   * address, whose owner confirms the change; only then does the new address get its own link
+   * (services/mailed-links.ts), so whether the new address is taken shows nowhere here.
+   */
   async changeEmail(user: User, input: ChangeEmailBody): Promise<void> {
     const callback = this.callback(input.callbackURL);
     if (input.newEmail === user.email) throw new AppError("bad_request", "the new email is the current one");
-    // An address in use gets no mail, with the same answer in the same time (no enumeration).
-    const taken = await this.#db.user.findUnique({ where: { email: input.newEmail }, select: { id: true } });
-    await this.#mailToken("change-email", "change-email", taken ? undefined : user, input.newEmail, (token) =>
-      this.#api("/verify-email", { token, callbackURL: callback }),
+    await this.#mailToken(
+      "confirm-email-change",
+      "confirm-email-change",
+      user,
+      user.email,
+      (token) => this.#api("/verify-email", { token, callbackURL: callback }),
+      input.newEmail,
     );
   }
 }

@@ -123,7 +123,12 @@ export class IdentityService {
       links: { baseUrl: deps.settings.baseUrl ?? deps.settings.issuer, trustedOrigins: deps.settings.trustedOrigins ?? [] },
       logger: deps.logger,
     });
-    this.links = new MailedLinks({ prisma: deps.prisma, tokens: this.mailTokens });
+    this.links = new MailedLinks({
+      prisma: deps.prisma,
+      tokens: this.mailTokens,
+      outbox: this.mailOutbox,
+      baseUrl: deps.settings.baseUrl ?? deps.settings.issuer,
+    });
     this.settings = new AccountSettings({ prisma: deps.prisma, now: this.#now });
   }
 

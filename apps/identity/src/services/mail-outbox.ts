@@ -27,6 +27,8 @@ export interface TokenMail {
   /** The account the token is for; undefined when the address gets no mail (no account, already verified, taken). */
   userId: string | undefined;
   to: string;
+  /** The address the token stands for when it is not `to` (an email change confirmed from the current address names the new one). */
+  tokenEmail?: string;
   link: (token: string) => string;
 }
 
@@ -144,7 +146,7 @@ export class MailOutbox {
     const overBudget = used >= this.#budget;
     let token: string | undefined;
     if (mail.userId !== undefined && !overBudget) {
-      token = await this.#tokens.issue(mail.purpose, mail.userId, mail.to, tx);
+      token = await this.#tokens.issue(mail.purpose, mail.userId, mail.tokenEmail ?? mail.to, tx);
       // Within the cool-down issue stopped after its first statement: the other two follow.
       if (token === undefined) await this.#issueNothing(tx, mail, false);
     } else await this.#issueNothing(tx, mail, true);

@@ -1,13 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { isUniqueViolation, type Prisma, type PrismaClient, type User } from "@app/db";
 import { AppError } from "@app/http-kit";
+import type { MailKind } from "./account-mail.js";
+import type { MailOutbox } from "./mail-outbox.js";
 import type { FoundToken, MailTokens, TokenPurpose } from "./mail-tokens.js";
 import { hashPassword, verifyPassword } from "./passwords.js";
 
 const CREDENTIAL = "credential";
 
 /** The links opened at GET/POST verify-email (every purpose but the reset link's). */
-export const VERIFY_LINK_PURPOSES: readonly TokenPurpose[] = ["verify-email", "change-email"];
+export const VERIFY_LINK_PURPOSES: readonly TokenPurpose[] = [
+  "verify-email",
+  "confirm-email-change",
+  "change-email",
+  "revert-email-change",
+];
 
 /** What the clicker of a verification link proved besides the mailbox. */
 export interface LinkProof {
@@ -25,6 +32,8 @@ export interface VerifiedAddress {
    * (no mail) with which the clicker chooses a new password at once.
    */
   resetToken?: string;
+  /** Set when the current address confirmed an email change: the new address, which got its link. */
+  pendingEmail?: string;
 }
 
 const invalid = (message = "the link is invalid, used or expired") => new AppError("invalid_token", message);
@@ -39,10 +48,14 @@ const invalid = (message = "the link is invalid, used or expired") => new AppErr
 export class MailedLinks {
   readonly #db: PrismaClient;
   readonly #tokens: MailTokens;
+  readonly #outbox: MailOutbox;
+  readonly #baseUrl: string;
 
-  constructor(deps: { prisma: PrismaClient; tokens: MailTokens }) {
+  constructor(deps: { prisma: PrismaClient; tokens: MailTokens; outbox: MailOutbox; baseUrl: string }) {
     this.#db = deps.prisma;
     this.#tokens = deps.tokens;
+    this.#outbox = deps.outbox;
+    this.#baseUrl = deps.baseUrl.replace(/\/+$/, "");
   }
 
   /** The valid link of `token` among `purposes`, without using it (GET verify-email decides with it). */
@@ -62,7 +75,7 @@ export class MailedLinks {
     const passwordHash = await hashPassword(newPassword);
     await this.#db.$transaction(async (tx) => {
       const user = await this.#spend(tx, found);
-      await this.#endHoldings(tx, user.id, { keepSessionId: undefined, keepSignIns: false });
+      await this.#endHoldings(tx, user.id, { keepSessionId: undefined, keepSignIns: false, revertLinks: false });
       await tx.account.create({ data: { id: randomUUID(), userId: user.id, providerId: CREDENTIAL, accountId: user.email, passwordHash } });
       await tx.user.update({ where: { id: user.id }, data: { emailVerified: true } });
     });
@@ -87,7 +100,7 @@ export class MailedLinks {
     return this.#db.$transaction(async (tx) => {
       const user = await this.#spend(tx, found);
       if (user.emailVerified) return { user };
-      await this.#endHoldings(tx, user.id, { keepSessionId: proof.sessionId, keepSignIns });
+      await this.#endHoldings(tx, user.id, { keepSessionId: proof.sessionId, keepSignIns, revertLinks: false });
       const verified = await tx.user.update({ where: { id: user.id }, data: { emailVerified: true } });
       if (keepSignIns) return { user: verified };
       return { user: verified, resetToken: await this.#freshResetToken(tx, verified) };
@@ -95,27 +108,101 @@ export class MailedLinks {
   }
 
   /**
-   * An email-change link (`change-email`, opened from the new address): moves the account to it,
-   * verified. 409 `email_taken` when the address got an account meanwhile.
+   * An email change confirmed from the current address (`confirm-email-change`, its `email` the
+   * new one): the new address gets its `change-email` link in the same transaction, unless it has
+   * an account by now (then nothing is sent, and the answer is the same).
    */
-  async changeEmail(found: FoundToken): Promise<VerifiedAddress> {
-    if (found.purpose !== "change-email") throw invalid();
-    try {
-      return await this.#db.$transaction(async (tx) => {
+  async confirmEmailChange(found: FoundToken, callback: string | undefined): Promise<VerifiedAddress> {
+    return this.#db.$transaction(async (tx) => {
+      if (!(await this.#tokens.spend(tx, found))) throw invalid();
+      const user = await tx.user.findUniqueOrThrow({ where: { id: found.userId } });
+      const taken = await tx.user.findUnique({ where: { email: found.email }, select: { id: true } });
+      await this.#mail(tx, "change-email", taken ? undefined : user.id, found.email, callback);
+      return { user, pendingEmail: found.email };
+    });
+  }
+
+  /**
+   * An email-change link opened from the new address (`change-email`): moves the account to it,
+   * verified, ends the user's other pending links, and tells the old address, with a link that
+   * takes the change back for 7 days (`revert-email-change`). 409 `email_taken` when the address
+   * got an account meanwhile.
+   */
+  async changeEmail(found: FoundToken, callback: string | undefined): Promise<VerifiedAddress> {
+    return this.#unique(() =>
+      this.#db.$transaction(async (tx) => {
+        if (!(await this.#tokens.spend(tx, found))) throw invalid();
+        const before = await tx.user.findUniqueOrThrow({ where: { id: found.userId } });
+        const user = await tx.user.update({ where: { id: before.id }, data: { email: found.email, emailVerified: true } });
+        await tx.account.updateMany({ where: { userId: user.id, providerId: CREDENTIAL }, data: { accountId: found.email } });
+        await this.#tokens.endPending(tx, user.id);
+        await this.#mail(tx, "email-changed", user.id, before.email, callback);
+        return { user };
+      }),
+    );
+  }
+
+  /**
+   * A revert link (`revert-email-change`, its `email` the old address): the account returns to
+   * that address, verified, and whoever made the change keeps nothing: every session, the
+   * password, every provider link and every pending link (other revert links too) end, and the
+   * clicker chooses a new password with the reset token of the answer.
+   */
+  async revertEmailChange(found: FoundToken): Promise<VerifiedAddress> {
+    return this.#unique(() =>
+      this.#db.$transaction(async (tx) => {
         if (!(await this.#tokens.spend(tx, found))) throw invalid();
         const user = await tx.user.update({ where: { id: found.userId }, data: { email: found.email, emailVerified: true } });
-        await tx.account.updateMany({ where: { userId: user.id, providerId: CREDENTIAL }, data: { accountId: found.email } });
-        return { user };
-      });
+        await this.#endHoldings(tx, user.id, { keepSessionId: undefined, keepSignIns: false, revertLinks: true });
+        return { user, resetToken: await this.#freshResetToken(tx, user) };
+      }),
+    );
+  }
+
+  /** Uses a link GET/POST verify-email found, by its purpose. */
+  use(found: FoundToken, proof: LinkProof, callback: string | undefined): Promise<VerifiedAddress> {
+    switch (found.purpose) {
+      case "confirm-email-change":
+        return this.confirmEmailChange(found, callback);
+      case "change-email":
+        return this.changeEmail(found, callback);
+      case "revert-email-change":
+        return this.revertEmailChange(found);
+      default:
+        return this.verifyEmail(found, proof);
+    }
+  }
+
+  /** 409 `email_taken` for a change whose address another account holds by the time it is made. */
+  async #unique<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError("email_taken", "an account with this email already exists");
       throw error;
     }
   }
 
-  /** Uses a link GET/POST verify-email found, by its purpose. */
-  use(found: FoundToken, proof: LinkProof): Promise<VerifiedAddress> {
-    return found.purpose === "change-email" ? this.changeEmail(found) : this.verifyEmail(found, proof);
+  /** Queues, inside `tx`, a mail whose verify-email link carries a new token (services/mail-outbox.ts). */
+  async #mail(
+    tx: Prisma.TransactionClient,
+    kind: "change-email" | "email-changed",
+    userId: string | undefined,
+    to: string,
+    callback: string | undefined,
+  ) {
+    const purpose: TokenPurpose = kind === "change-email" ? "change-email" : "revert-email-change";
+    await this.#outbox.enqueueTokenMail(
+      { kind: kind satisfies MailKind, purpose, userId, to, link: (token) => this.#verifyLink(token, callback) },
+      tx,
+    );
+  }
+
+  #verifyLink(token: string, callback: string | undefined): string {
+    const url = new URL(`${this.#baseUrl}/api/auth/verify-email`);
+    url.searchParams.set("token", token);
+    if (callback) url.searchParams.set("callbackURL", callback);
+    return url.href;
   }
 
   /** True for a correct password; undefined when none was typed; 400 `invalid_password` when wrong. */
@@ -134,16 +221,16 @@ export class MailedLinks {
   }
 
   /**
-   * Ends what opens the account: every session but `keepSessionId`, every pending link, and
-   * unless `keepSignIns` the password and every provider link.
+   * Ends what opens the account: every session but `keepSessionId`, every pending link (revert
+   * links only with `revertLinks`), and unless `keepSignIns` the password and every provider link.
    */
   async #endHoldings(
     tx: Prisma.TransactionClient,
     userId: string,
-    keep: { keepSessionId: string | undefined; keepSignIns: boolean },
+    keep: { keepSessionId: string | undefined; keepSignIns: boolean; revertLinks: boolean },
   ): Promise<void> {
     await tx.session.deleteMany({ where: { userId, ...(keep.keepSessionId ? { id: { not: keep.keepSessionId } } : {}) } });
-    await this.#tokens.endPending(tx, userId);
+    await this.#tokens.endPending(tx, userId, { revertLinks: keep.revertLinks });
     if (!keep.keepSignIns) await tx.account.deleteMany({ where: { userId } });
   }
 
