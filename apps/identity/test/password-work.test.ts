@@ -88,6 +88,8 @@ describe("password work under a flood", () => {
     // Every hostile request is answered: hashed (409) or refused with a coded 429/503, never 500.
     expect(statuses.every((s) => s === 409 || s === 429 || s === 503)).toBe(true);
     expect(statuses).toContain(409);
-    expect(report.underFloodMs).toBeLessThan(report.behindCheapMs + report.aloneMs + 6 * report.hashMs);
+    // Allowed: the cost of handling 64 requests, twice the sign-in alone and eight hashes. Without the
+    // queue the sign-in waits behind all 64 hashes (they share the thread pool first come, first served).
+    expect(report.underFloodMs).toBeLessThan(report.behindCheapMs + 2 * report.aloneMs + 8 * report.hashMs);
   });
 });
