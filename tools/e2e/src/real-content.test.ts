@@ -86,6 +86,10 @@ describe("pages holding real content, in Chromium, against the real stack", { ti
       .nth(ROWS - 1)
       .waitFor();
     expect(await page.locator("#messages li.message a.attachment").first().textContent()).toContain(longFilename(1));
+    const form = page.locator("#message-form");
+    await form.locator("button[type=submit]").click();
+    await form.locator('[data-issue-for="text"]', { hasText: "text is required" }).waitFor();
+    expect(await focused()).toBe("textarea[name=text]");
     await checkPage(page, "task holding long messages");
   });
 

@@ -11,7 +11,7 @@ import {
 import { deleteButton } from "../confirm.js";
 import type { AppContext, View } from "../context.js";
 import { field, files, formatBytes, h, replace } from "../dom.js";
-import { labelled } from "../forms.js";
+import { formSummary, labelled, onSubmit } from "../forms.js";
 import { getTransport, type Transport } from "../settings.js";
 
 function attachmentLink(ctx: AppContext, attachment: AttachmentView): HTMLElement {
@@ -167,18 +167,16 @@ export const taskView: View = (ctx, root, params) => {
 
   const form = h(
     "form",
-    { id: "message-form", class: "card" },
-    labelled("Message", h("textarea", { name: "text", required: true, rows: 2 })),
+    { id: "message-form", class: "card", novalidate: true, "aria-label": "Write a message" },
+    labelled("Message", h("textarea", { name: "text", rows: 2 })),
     labelled("Attachments", h("input", { type: "file", name: "files", multiple: true })),
-    h("button", { type: "submit" }, "Send"),
+    h("div", { class: "inline" }, h("button", { type: "submit" }, "Send")),
+    formSummary(),
   );
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
+  onSubmit(form, async () => {
     const attachments = files(form, "files").map((blob) => ({ blob, filename: blob.name }));
-    ctx.client.tasks
-      .addMessage(taskId, field(form, "text"), attachments)
-      .then(() => form.reset())
-      .catch((e: unknown) => ctx.showError(e));
+    await ctx.client.tasks.addMessage(taskId, field(form, "text"), attachments);
+    form.reset();
   });
 
   root.append(
