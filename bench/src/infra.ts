@@ -185,6 +185,8 @@ export async function startStack(db: Database, logLevel: string, log: (line: str
       RATE_LIMIT_ACCOUNT_MAX: "100000000",
       MAX_SESSIONS_PER_USER: "100000",
       SMTP_URL: BENCH_SMTP_URL,
+      // The scenarios sign in right after sign-up, as better-auth's peer does without verification.
+      REQUIRE_EMAIL_VERIFICATION: "false",
     },
     envFor: (name) => {
       const extra: Record<string, string> = {};

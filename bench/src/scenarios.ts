@@ -630,6 +630,7 @@ async function profileIdentity(ctx: Ctx, dir: string): Promise<ProfileSummary | 
     RATE_LIMIT_ACCOUNT_MAX: "100000000",
     MAX_SESSIONS_PER_USER: "100000",
     SMTP_URL: BENCH_SMTP_URL,
+    REQUIRE_EMAIL_VERIFICATION: "false",
   });
   try {
     const result = await http(ctx, {
