@@ -54,9 +54,11 @@ export function sentenceFor(code: string): string {
 }
 
 /**
- * What a person reads when sign-in with a provider came back with `?error=<code>`: identity's
- * callback codes (docs/sign-in-providers.md), some of which share a name with a general code
- * (`invalid_response`, `email_not_verified`) but mean something else here.
+ * What a person reads when sign-in with a provider, or linking one from Account settings
+ * (views/linked-accounts.ts), came back with `?error=<code>`: identity's callback codes
+ * (docs/sign-in-providers.md). Some share a name with a general code (`invalid_response`,
+ * `email_not_verified`) but mean something else here, and `email_not_verified` answers both flows,
+ * so its sentence fits both.
  */
 const PROVIDER_SENTENCES: Record<string, string> = {
   state_mismatch: "Signing in could not finish in this browser: it took too long, or began in another browser. Try again.",
@@ -67,11 +69,16 @@ const PROVIDER_SENTENCES: Record<string, string> = {
   email_missing:
     "The provider did not share an email address, and an account needs one. Allow it at the provider, or sign up with your email.",
   email_not_verified:
-    "The provider does not confirm your email address, and this service needs a confirmed one. Confirm it there, or sign up with your email.",
+    "The provider does not vouch for this email address, so it was not used to sign in or link an account. Confirm the address at the provider and try again, or use your email and password.",
   account_not_linked:
-    "An account with this email already exists, and the provider does not confirm the address, so it was not linked. Sign in with your email and password instead.",
+    'An account with this email already exists, but its address is not confirmed yet. If it is yours, reset the password with "Forgot password?" (the mailed link proves the address), then link the provider from Account settings.',
   server_error: "Something went wrong on our side while signing you in. Try again in a moment.",
   account_conflict: "Signing in happened twice at the same moment. Try again.",
+  // Linking from Account settings (POST /api/auth/link-social).
+  email_mismatch:
+    "The provider's account has a different email address from yours, so it was not linked. Sign in there with the account for your address, then try again.",
+  account_already_linked: "That provider account is already linked to another account here, so it was not linked to yours.",
+  session_expired: "Your session ended before the provider answered, so nothing was linked. Sign in, then link the provider again.",
 };
 
 /** Said for a provider's own refusal codes (`login_required`, `interaction_required`, …). */
