@@ -4,7 +4,9 @@ import {
   changePasswordResponse,
   type DeleteUserBody,
   deleteUserResponse,
+  type LinkedAccount,
   type ListedSession,
+  linkedAccountsResponse,
   listSessionsResponse,
   type PublicUser,
   type RequestPasswordResetBody,
@@ -16,6 +18,7 @@ import {
   sessionResponse,
   statusResponse,
   tokenResponse,
+  type UnlinkAccountBody,
   type UpdateUserBody,
   userSchema,
 } from "@app/contracts";
@@ -39,7 +42,10 @@ export interface AccountApi {
   sendVerificationEmail(body: SendVerificationEmailBody): Promise<StatusResponse>;
   /** Changes the signed-in user's password (`revokeOtherSessions` ends every other session). */
   changePassword(body: ChangePasswordBody): Promise<{ token: string | null; user: { id: string } }>;
-  /** Mails a link to the new address; the change happens when it is opened. */
+  /**
+   * Asks to move the account to `newEmail`: a link goes to the current address; its click sends
+   * the new address a link, and the change happens when that one is opened (docs/accounts.md).
+   */
   changeEmail(body: ChangeEmailBody): Promise<StatusResponse>;
   /**
    * Updates the name (or image); answers the updated user. The JWT is a snapshot of the name, so a
@@ -52,6 +58,13 @@ export interface AccountApi {
   revokeSession(body: RevokeSessionBody): Promise<StatusResponse>;
   /** Ends every session of the user but this one. */
   revokeOtherSessions(): Promise<StatusResponse>;
+  /** The ways the user signs in: the password (`credential`) and each linked provider identity. */
+  listAccounts(): Promise<LinkedAccount[]>;
+  /**
+   * Removes one way to sign in, by `{accountId}` (a {@link LinkedAccount}'s id) or `{providerId}`;
+   * 400 `bad_request` for the last one.
+   */
+  unlinkAccount(body: UnlinkAccountBody): Promise<StatusResponse>;
   /** Deletes the account (password required); the stored JWT is removed. */
   deleteUser(body: DeleteUserBody): Promise<void>;
   /**
@@ -64,7 +77,7 @@ export interface AccountApi {
 }
 
 /** Routes read with GET (the others are POSTs). */
-const GET = new Set(["/list-sessions", "/token", "/get-session"]);
+const GET = new Set(["/list-sessions", "/list-accounts", "/token", "/get-session"]);
 
 /** Builds the {@link AccountApi} over a transport. */
 export function accountApi(http: Http): AccountApi {
@@ -100,6 +113,8 @@ export function accountApi(http: Http): AccountApi {
     revokeSession: (body) => call(statusResponse, "/revoke-session", body),
     // better-auth's client posts an empty JSON object here; the route takes no body.
     revokeOtherSessions: () => call(statusResponse, "/revoke-other-sessions", {}),
+    listAccounts: () => call(linkedAccountsResponse, "/list-accounts"),
+    unlinkAccount: (body) => call(statusResponse, "/unlink-account", body),
     deleteUser: async (body) => {
       await call(deleteUserResponse, "/delete-user", body);
       http.tokens.set(null);

@@ -36,6 +36,18 @@ export interface SignInSocialOptions {
   errorCallbackURL?: string;
 }
 
+/** What {@link AuthApi.linkSocial} sends: the provider to add and where identity sends the browser back. */
+export interface LinkSocialOptions {
+  provider: string;
+  /** Where the browser lands once the provider is linked (the session stays as it was). */
+  callbackURL: string;
+  /**
+   * Where it lands after a failure, with `?error=<code>`: `email_not_verified`, `email_mismatch`,
+   * `account_already_linked`, `session_expired`, or a sign-in code (docs/sign-in-providers.md).
+   */
+  errorCallbackURL?: string;
+}
+
 /**
  * Sign-up, sign-in, session refresh and sign-out, following the contract's two-step login, and
  * the account lifecycle routes ({@link AccountApi}).
@@ -56,6 +68,13 @@ export interface AuthApi extends AccountApi {
    * `callbackURL`, {@link AuthApi.getSession} is step 2 and stores the JWT.
    */
   signInSocial(options: SignInSocialOptions): Promise<string>;
+  /**
+   * Starts adding a provider identity to the signed-in user, whose address must be verified
+   * (403 `email_not_verified`), and returns the provider's authorization URL; the caller navigates
+   * the top-level window there. Identity links the identity only when the provider vouches for
+   * the user's own address, and sends the browser back to `callbackURL`.
+   */
+  linkSocial(options: LinkSocialOptions): Promise<string>;
   /** get-session with the cookie: stores a fresh JWT; null (and the token removed) without a session. */
   getSession(): Promise<SignedIn | null>;
   /**
@@ -121,6 +140,16 @@ export function authApi(http: Http): AuthApi {
     async signInSocial({ provider, callbackURL, errorCallbackURL }) {
       const body = { provider, callbackURL, ...(errorCallbackURL ? { errorCallbackURL } : {}) };
       return (await readJson(await post("/sign-in/social", body), signInSocialResponse)).url;
+    },
+    async linkSocial({ provider, callbackURL, errorCallbackURL }) {
+      const body = { provider, callbackURL, ...(errorCallbackURL ? { errorCallbackURL } : {}) };
+      try {
+        return (await readJson(await post("/link-social", body), signInSocialResponse)).url;
+      } catch (error) {
+        // As on the account routes: `unauthorized` here means the cookie session is gone.
+        if (error instanceof ApiError && error.status === 401 && error.code === "unauthorized") http.endSession();
+        throw error;
+      }
     },
     async getSession() {
       const { token, session } = await http.refresh();

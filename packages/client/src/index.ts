@@ -1,5 +1,5 @@
 export type { AccountApi } from "./account.js";
-export type { AuthApi, SignedIn, SignInSocialOptions, SignUpResult } from "./auth.js";
+export type { AuthApi, LinkSocialOptions, SignedIn, SignInSocialOptions, SignUpResult } from "./auth.js";
 export { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from "./backoff.js";
 export { type AppClient, type ClientOptions, createClient } from "./client.js";
 export { ApiError, type ClientErrorCode, type ClientOnlyCode, isUnauthorized } from "./errors.js";
