@@ -74,7 +74,7 @@ describe("receiveMultipart refusing a file", () => {
       expect(outcome.error).toBeUndefined();
       expect(outcome.answer).toMatch(/^HTTP\/1\.1 415 /);
       expect(outcome.answer).toContain('"code":"unsupported_media_type"');
-      expect(await readdir(dir)).toEqual([]);
+      expect(await readdir(dir)).toEqual([".instances"]);
     } finally {
       server.close();
       await rm(dir, { recursive: true, force: true });
