@@ -20,6 +20,7 @@ import { createExpiryScheduler, type ExpiryScheduler } from "./lib/expiry.js";
 import { nonceCookie } from "./lib/oauth-nonce-cookie.js";
 import { OutboundUrlPolicy, type ResolveAll } from "./lib/outbound-url.js";
 import { ApiRoutes, RouteRegistry } from "./lib/registry.js";
+import { ResumeBudget } from "./lib/resume-budget.js";
 import { UserCaps } from "./lib/user-caps.js";
 import { McpToolsService } from "./mcp/tools.js";
 import { exposeHeaders } from "./middleware/expose-headers.js";
@@ -170,6 +171,8 @@ export function createApp(deps: ApiDeps): ApiApp {
     ...(deps.now ? { now: deps.now } : {}),
   });
   const expiry = deps.expiry ?? createExpiryScheduler(deps.now ? { now: deps.now } : {});
+  // One budget for every catch-up of this instance, SSE and WebSocket alike (lib/resume-budget.ts).
+  const resume = { budget: new ResumeBudget(config.resume.maxBytes), maxWaitMs: config.resume.maxWaitMs };
   const sse = new SseHub({ heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseMaxBufferedBytes, expiry, deleted });
   const ws = new WsHub({
     bus,
@@ -179,6 +182,7 @@ export function createApp(deps: ApiDeps): ApiApp {
     maxResumeEvents: config.sseMaxResumeEvents,
     expiry,
     deleted,
+    resume,
   });
   deleted.onDeleted((userId) => {
     sse.closeUser(userId);
@@ -203,7 +207,8 @@ export function createApp(deps: ApiDeps): ApiApp {
   const registry = new RouteRegistry();
   const api = new ApiRoutes(Router(), registry, authenticate);
   meRoutes(api);
-  taskRoutes(api, { tasks, bus, sse, store, authenticate, upload: uploadLimits, maxResumeEvents: config.sseMaxResumeEvents, logger, caps });
+  const maxResumeEvents = config.sseMaxResumeEvents;
+  taskRoutes(api, { tasks, bus, sse, store, authenticate, upload: uploadLimits, maxResumeEvents, logger, caps, resume });
   projectRoutes(api, new ProjectsService(prisma));
   agentRoutes(api, new AgentsService(prisma));
   chatRoutes(api, new ChatsService(prisma));

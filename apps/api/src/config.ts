@@ -101,6 +101,12 @@ const schema = z
     SSE_HEARTBEAT_MS: z.coerce.number().int().min(10).default(15_000),
     SSE_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1).default(MIB),
     SSE_MAX_RESUME_EVENTS: z.coerce.number().int().min(1).default(500),
+    RESUME_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(16 * MIB),
+    RESUME_MAX_WAIT_MS: z.coerce.number().int().min(0).default(10_000),
     MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).default(20),
     MAX_SOCKETS_PER_USER: z.coerce.number().int().min(1).default(20),
     MAX_GENERATIONS_PER_USER: z.coerce.number().int().min(1).default(3),
@@ -187,6 +193,11 @@ export interface ApiConfig {
   sseMaxBufferedBytes: number;
   /** Most stored events a resume replays; deeper, the stream sends `resync` and continues live. */
   sseMaxResumeEvents: number;
+  /**
+   * The instance's resume budget: bytes all catch-ups together may hold (each reserves its
+   * stream's or socket's buffer budget), and how long a resume waits for room before `resync`.
+   */
+  resume: { maxBytes: number; maxWaitMs: number };
   /** Concurrent SSE task streams, WebSockets and generations one user may hold (429 beyond). */
   userCaps: { streams: number; sockets: number; generations: number };
   /** Redis holding the per-user counts across instances (in process when unset). */
@@ -246,6 +257,7 @@ export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): A
     sseHeartbeatMs: env.SSE_HEARTBEAT_MS,
     sseMaxBufferedBytes: env.SSE_MAX_BUFFERED_BYTES,
     sseMaxResumeEvents: env.SSE_MAX_RESUME_EVENTS,
+    resume: { maxBytes: env.RESUME_MAX_BYTES, maxWaitMs: env.RESUME_MAX_WAIT_MS },
     userCaps: { streams: env.MAX_STREAMS_PER_USER, sockets: env.MAX_SOCKETS_PER_USER, generations: env.MAX_GENERATIONS_PER_USER },
     redisUrl: env.REDIS_URL,
     wsMaxBufferedBytes: env.WS_MAX_BUFFERED_BYTES,

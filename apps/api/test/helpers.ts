@@ -147,6 +147,26 @@ export function parseSse(raw: string): SseEvent[] {
     });
 }
 
+/**
+ * Counts the occurrences of `mark` (by default an SSE `event: message.created` line) in a raw
+ * transcript as its chunks arrive, without keeping or re-reading it (a mark split between two
+ * chunks is counted once).
+ */
+export function countEvents(mark = "event: message.created"): { add(chunk: Buffer): void; readonly count: number } {
+  let carry = "";
+  let count = 0;
+  return {
+    add(chunk) {
+      const text = carry + chunk.toString("latin1");
+      count += text.split(mark).length - 1;
+      carry = text.slice(-(mark.length - 1));
+    },
+    get count() {
+      return count;
+    },
+  };
+}
+
 /** Polls `check` until it is truthy (bounded). */
 export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_000): Promise<NonNullable<T>> {
   const until = Date.now() + timeoutMs;

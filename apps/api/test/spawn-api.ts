@@ -30,7 +30,7 @@ export async function spawnApi(env: Record<string, string>): Promise<ApiProcess>
   const output: string[] = [];
   proc.stderr?.on("data", (c) => output.push(String(c)));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`api did not start: ${output.join("")}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`api did not start: ${output.join("")}`)), 30_000);
     proc.stdout?.on("data", (chunk) => {
       for (const line of String(chunk).split("\n")) {
         output.push(line);

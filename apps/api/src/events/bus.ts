@@ -3,6 +3,7 @@ import type { Prisma, PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type pg from "pg";
 import type { Logger } from "pino";
+import { backlogWithin } from "./backlog-page.js";
 import type { Announcement, EventBusOptions, TaskListener, Waiter } from "./bus-types.js";
 import { eventView } from "./event-json.js";
 import { EVENT_BUS_APPLICATION_NAME, endClient, listenClient, probeConnection } from "./listen-connection.js";
@@ -138,9 +139,12 @@ export class EventBus {
 
   /**
    * One page of a task's stored events after `afterId`, oldest first (keyset by event id). Each page
-   * is one short query, so a long catch-up holds no pool connection between pages.
+   * is one short query, so a long catch-up holds no pool connection between pages. With `maxBytes`,
+   * the page stops before the event that would take it past that many bytes of JSON (the first
+   * event always comes), so a page never holds more than its reader has room for.
    */
-  async backlog(taskId: string, afterId: bigint, limit: number): Promise<TaskEventView[]> {
+  async backlog(taskId: string, afterId: bigint, limit: number, maxBytes?: number): Promise<TaskEventView[]> {
+    if (maxBytes !== undefined) return backlogWithin(this.#prisma, taskId, afterId, limit, maxBytes);
     const rows = await this.#prisma.taskEvent.findMany({ where: { taskId, id: { gt: afterId } }, orderBy: { id: "asc" }, take: limit });
     return rows.map(eventView);
   }

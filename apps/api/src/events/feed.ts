@@ -11,6 +11,18 @@ export interface TaskFeed {
 /** Events read per backlog query: one short query per page, never the whole history at once. */
 export const BACKLOG_PAGE_SIZE = 50;
 
+/**
+ * How a consumer paces a catch-up so that it holds at most its buffer budget (SSE stream or
+ * WebSocket): `enter` reserves room for one catch-up in the instance's budget (lib/resume-budget.ts)
+ * and resolves with its release, or undefined when there is none in time (then the backlog is
+ * skipped with `onResync`); `room` waits until the consumer's socket holds less than its budget
+ * unsent and resolves with the bytes it may take now, which bound the next page (0: it is closed).
+ */
+export interface ResumeGate {
+  enter(): Promise<(() => void) | undefined>;
+  room(): Promise<number>;
+}
+
 /** Options of {@link openTaskFeed}. */
 export interface TaskFeedOptions {
   taskId: string;
@@ -28,7 +40,10 @@ export interface TaskFeedOptions {
    * client refetches the task instead). Unset: no limit.
    */
   maxResumeEvents?: number | undefined;
-  onResync?(latestId: bigint): void | Promise<void>;
+  /** `deep`: more than `maxResumeEvents` stored; `busy`: no room in the instance's resume budget in time. */
+  onResync?(latestId: bigint, why: "deep" | "busy"): void | Promise<void>;
+  /** Paces catch-ups by the consumer's buffer and the instance's resume budget. Unset: pages of {@link BACKLOG_PAGE_SIZE}. */
+  resume?: ResumeGate | undefined;
   /** Called once the listener is in place, before the backlog is read (the SSE route starts its response here). */
   onListening?(): void;
   /** Aborting stops a catch-up in progress (the client left). */
@@ -42,7 +57,10 @@ export interface TaskFeedOptions {
  * point page by page, then flush what arrived meanwhile; afterwards deliver live events whose id is
  * above the last one sent. After the bus reconnects, the backlog since the last delivered id is
  * read again (catch-ups run one at a time, after the first). A backlog deeper than
- * `maxResumeEvents` is skipped with `onResync`. Shared by the SSE stream and the WebSocket.
+ * `maxResumeEvents` is skipped with `onResync`. With `resume`, a catch-up runs only with room in
+ * the instance's budget, and each page is read only once the consumer has room for it and holds at
+ * most that many bytes, so events read and not yet sent never exceed the consumer's budget.
+ * Shared by the SSE stream and the WebSocket.
  */
 export async function openTaskFeed(bus: EventBus, options: TaskFeedOptions): Promise<TaskFeed> {
   let last = -1n;
@@ -63,19 +81,37 @@ export async function openTaskFeed(bus: EventBus, options: TaskFeedOptions): Pro
     await options.deliver(event);
   };
 
+  // Skips the backlog: the client refetches, and delivery goes on from the newest id.
+  const resync = async (why: "deep" | "busy") => {
+    const latest = await bus.latestId(options.taskId);
+    if (latest > last) last = latest;
+    if (!stopped()) await options.onResync?.(last, why);
+  };
+
   const catchUp = async () => {
     const max = options.maxResumeEvents;
-    if (max !== undefined && (await bus.backlogExceeds(options.taskId, last, max))) {
-      const latest = await bus.latestId(options.taskId);
-      if (latest > last) last = latest;
-      if (!stopped()) await options.onResync?.(last);
-      return;
+    if (max !== undefined && (await bus.backlogExceeds(options.taskId, last, max))) return resync("deep");
+    const gate = options.resume;
+    if (!gate) return replay(undefined);
+    // Nothing stored after the starting point (a fresh subscription): no room needed.
+    if (!(await bus.backlogExceeds(options.taskId, last, 0))) return;
+    const leave = await gate.enter();
+    if (!leave) return stopped() ? undefined : resync("busy");
+    try {
+      await replay(gate);
+    } finally {
+      leave();
     }
+  };
+
+  const replay = async (gate: ResumeGate | undefined) => {
     for (;;) {
       if (stopped()) return;
-      const page = await bus.backlog(options.taskId, last, BACKLOG_PAGE_SIZE);
+      const room = gate ? await gate.room() : undefined;
+      if (room === 0 || stopped()) return;
+      const page = await bus.backlog(options.taskId, last, BACKLOG_PAGE_SIZE, room);
       for (const e of page) await emit(e);
-      if (page.length < BACKLOG_PAGE_SIZE) return;
+      if (page.length === 0 || (room === undefined && page.length < BACKLOG_PAGE_SIZE)) return;
     }
   };
 

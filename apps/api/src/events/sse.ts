@@ -21,6 +21,12 @@ export interface SseStream {
    * Resolves at once when the stream is closed (then nothing is sent).
    */
   sendPaced(message: SseMessage): Promise<void>;
+  /**
+   * Waits until the response holds less than `maxBufferedBytes` unsent (cutting a reader that takes
+   * in nothing for the grace period, as {@link sendPaced} does), then resolves with how many bytes
+   * it may take now; 0 once the stream is closed. A catch-up reads its next page within that.
+   */
+  room(): Promise<number>;
   /** Ends the stream (optionally telling the client why with a final `shutdown` event). */
   close(reason?: string): void;
   onClose(listener: () => void): void;
@@ -70,6 +76,11 @@ export class SseHub {
     this.#deleted = options.deleted;
   }
 
+  /** Unsent bytes a stream may hold (its buffer budget). */
+  get maxBufferedBytes(): number {
+    return this.#maxBuffered;
+  }
+
   /** Number of open streams. */
   get size(): number {
     return this.#streams.size;
@@ -106,10 +117,11 @@ export class SseHub {
     res.on("drain", wake);
     // Waits until the buffer is back under the budget. A reader that takes in nothing for the
     // grace period is cut like any too slow reader (the client resumes from its Last-Event-ID).
-    const room = async (): Promise<void> => {
+    const budget = this.#maxBuffered;
+    const room = async (full = budget + 1): Promise<void> => {
       let since = Date.now();
       let before = res.writableLength;
-      while (!closed && res.writableLength > this.#maxBuffered) {
+      while (!closed && res.writableLength >= full) {
         await new Promise<void>((resolve) => {
           waiting.add(resolve);
           // 'drain' only follows a write the socket refused; a re-check covers a budget below its high-water mark.
@@ -155,6 +167,10 @@ export class SseHub {
         await room();
         if (!closed) res.write(frame(message));
       },
+      async room() {
+        await room(budget);
+        return closed ? 0 : budget - res.writableLength;
+      },
       close(reason) {
         if (closed) return;
         if (reason) res.write(`event: shutdown\ndata: ${JSON.stringify({ reason })}\n\n`);
@@ -197,6 +213,7 @@ export const closedStream: SseStream = {
   closed: true,
   send: () => undefined,
   sendPaced: async () => undefined,
+  room: async () => 0,
   close: () => undefined,
   onClose: (listener) => listener(),
 };

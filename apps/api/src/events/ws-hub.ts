@@ -1,15 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { type TaskEventView, type WsClientMessage, type WsServerMessage, wsClientMessage } from "@app/contracts";
+import { type TaskEventView, type WsClientMessage, wsClientMessage } from "@app/contracts";
 import { runWithContext, toAppError } from "@app/http-kit";
 import type { Logger } from "pino";
 import type { WebSocket } from "ws";
 import type { AuthUser } from "../entry/authenticate.js";
 import { createExpiryScheduler, type ExpiryScheduler, tokenExpiry } from "../lib/expiry.js";
 import { isIdText } from "../lib/pagination.js";
+import type { ResumeBudget } from "../lib/resume-budget.js";
 import type { TasksService } from "../services/tasks.js";
 import type { EventBus } from "./bus.js";
 import { wsEventFrame } from "./event-json.js";
-import { openTaskFeed, parseEventId, type TaskFeed } from "./feed.js";
+import { openTaskFeed, parseEventId } from "./feed.js";
+import { createSession, type Session, type Slot } from "./ws-session.js";
+
+export { SLOW_CLOSE, WS_SLOW_READER_GRACE_MS } from "./ws-session.js";
 
 /** Most task subscriptions one socket may hold. */
 export const MAX_SUBSCRIPTIONS = 100;
@@ -18,17 +22,10 @@ export const WS_PING_MS = 30_000;
 /** Unsent bytes a socket may hold before it is closed as too slow (1 MiB). */
 export const WS_MAX_BUFFERED_BYTES = 1024 * 1024;
 
-/** A paced catch-up re-checks the socket's unsent bytes this often. */
-const PACE_POLL_MS = 50;
-/** A reader that takes in nothing this long during a paced catch-up is closed as too slow. */
-export const WS_SLOW_READER_GRACE_MS = 10_000;
-
 /** Close code and reason sent to every socket on shutdown. */
 export const SHUTDOWN_CLOSE = { code: 1001, reason: "server shutting down" } as const;
 /** Close code and reason when the bearer token's `exp` passes. */
 export const EXPIRED_CLOSE = { code: 4001, reason: "token expired" } as const;
-/** Close code and reason when the client reads too slowly ("try again later"). */
-export const SLOW_CLOSE = { code: 1013, reason: "client too slow; reconnect and resume" } as const;
 /** Close code and reason when the socket's account is deleted (its token is refused from then on). */
 export const ACCOUNT_DELETED_CLOSE = { code: 4003, reason: "account deleted" } as const;
 
@@ -44,30 +41,8 @@ export interface WsHubDeps {
   expiry?: ExpiryScheduler;
   /** Accounts deleted since their tokens were issued (services/deleted-users.ts): their sockets close. */
   deleted?: { has(userId: string): boolean };
-}
-
-/**
- * One subscription of a socket. It is reserved synchronously when the subscribe message arrives
- * (before any await), so a second subscribe, an unsubscribe or the socket's close always sees it;
- * `released` tells a subscribe still in flight to close the feed it opens.
- */
-interface Slot {
-  feed: TaskFeed | undefined;
-  released: boolean;
-  /** Aborted when the slot is let go: stops its catch-up. */
-  left: AbortController;
-  /** Settles once the subscribe finished (true when the feed is live). */
-  ready: Promise<boolean>;
-}
-
-/** Per-socket state. */
-interface Session {
-  auth: AuthUser;
-  slots: Map<string, Slot>;
-  send(message: WsServerMessage | Buffer): void;
-  /** Sends once the socket holds at most the budget unsent (a catch-up paced by its reader). */
-  sendPaced(message: Buffer): Promise<void>;
-  readonly closed: boolean;
+  /** The instance's resume budget (lib/resume-budget.ts) and how long a catch-up waits for room in it. */
+  resume?: { budget: ResumeBudget; maxWaitMs?: number };
 }
 
 /**
@@ -97,39 +72,7 @@ export class WsHub {
   /** Takes over an upgraded, authenticated socket. */
   accept(ws: WebSocket, auth: AuthUser): void {
     const context = { requestId: randomUUID(), userId: auth.userId };
-    let closed = false;
-    // Catch-ups being paced: meanwhile the buffer sits near the budget by design, so live sends
-    // do not count as slow; a reader that takes nothing for the grace period is cut instead.
-    let pacing = 0;
-    const session: Session = {
-      auth,
-      slots: new Map(),
-      get closed() {
-        return closed;
-      },
-      send: (message) => {
-        if (ws.readyState !== ws.OPEN) return;
-        if (Buffer.isBuffer(message)) ws.send(message, { binary: false });
-        else ws.send(JSON.stringify(message));
-        if (pacing === 0 && ws.bufferedAmount > this.#maxBuffered) ws.close(SLOW_CLOSE.code, SLOW_CLOSE.reason);
-      },
-      sendPaced: async (message) => {
-        pacing += 1;
-        try {
-          let since = Date.now();
-          let before = ws.bufferedAmount;
-          while (ws.readyState === ws.OPEN && ws.bufferedAmount > this.#maxBuffered) {
-            await new Promise((r) => setTimeout(r, PACE_POLL_MS));
-            if (ws.bufferedAmount < before) since = Date.now();
-            before = ws.bufferedAmount;
-            if (Date.now() - since > WS_SLOW_READER_GRACE_MS) return void ws.close(SLOW_CLOSE.code, SLOW_CLOSE.reason);
-          }
-          if (ws.readyState === ws.OPEN) ws.send(message, { binary: false });
-        } finally {
-          pacing -= 1;
-        }
-      },
-    };
+    const session = createSession(ws, auth, { maxBuffered: this.#maxBuffered, resume: this.deps.resume });
     let alive = true;
     const ping = setInterval(() => {
       if (!alive) return void ws.terminate();
@@ -150,7 +93,7 @@ export class WsHub {
       ws.terminate();
     });
     ws.on("close", () => {
-      closed = true;
+      session.markClosed();
       clearInterval(ping);
       cancelExpiry?.();
       this.#sockets.delete(ws);
@@ -251,10 +194,14 @@ export class WsHub {
       onListening: () => {
         if (!gone()) s.send({ type: "subscribed", taskId });
       },
-      onResync: () => {
-        const message = `more than ${this.deps.maxResumeEvents} events since lastEventId; refetch the task`;
+      onResync: (_latest, why) => {
+        const message =
+          why === "deep"
+            ? `more than ${this.deps.maxResumeEvents} events since lastEventId; refetch the task`
+            : "too many resumes under way on this server; refetch the task";
         s.send({ type: "error", code: "resync", message, taskId });
       },
+      resume: s.gate(slot.left.signal),
       deliver,
     });
     live = true;

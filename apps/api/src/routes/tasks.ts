@@ -21,6 +21,7 @@ import { tokenExpiry } from "../lib/expiry.js";
 import { isMultipart, receiveMultipart } from "../lib/multipart.js";
 import { pageResponse } from "../lib/pagination.js";
 import type { ApiRoutes } from "../lib/registry.js";
+import type { ResumeBudget } from "../lib/resume-budget.js";
 import { releaseOnClose, type UserCaps } from "../lib/user-caps.js";
 import type { FileStore } from "../services/file-store.js";
 import { notFound } from "../services/refs.js";
@@ -43,6 +44,8 @@ export interface TaskRouteDeps {
   logger?: Logger;
   /** Per-user cap on concurrent task streams. */
   caps: UserCaps;
+  /** The instance's resume budget and how long a resume waits for room in it (then `resync`). */
+  resume: { budget: ResumeBudget; maxWaitMs: number };
 }
 
 /**
@@ -114,7 +117,7 @@ export function taskRoutes(api: ApiRoutes, deps: TaskRouteDeps): void {
       path: "/api/tasks/:id/stream",
       tag: "tasks",
       summary:
-        "SSE stream of the task's events (message.created, task.updated, task.deleted) with `id:` lines, heartbeat comments every 15 s, and resume with Last-Event-ID (or ?lastEventId=). A resume point more than SSE_MAX_RESUME_EVENTS (500) events back gets `event: resync` instead of the backlog: refetch the task, then continue live.",
+        "SSE stream of the task's events (message.created, task.updated, task.deleted) with `id:` lines, heartbeat comments every 15 s, and resume with Last-Event-ID (or ?lastEventId=). A resume point more than SSE_MAX_RESUME_EVENTS (500) events back, or a resume that finds no room in the server's resume budget within RESUME_MAX_WAIT_MS, gets `event: resync` instead of the backlog: refetch the task, then continue live.",
       auth: "bearer",
       params: idParams,
       status: 200,
@@ -155,18 +158,26 @@ export function taskRoutes(api: ApiRoutes, deps: TaskRouteDeps): void {
         maxResumeEvents: deps.maxResumeEvents,
         // Too far behind to replay: the client refetches the task and its messages, and resumes
         // from the newest id (the `id:` line moves the browser's Last-Event-ID there).
-        onResync: (latest) =>
+        onResync: (latest, why) =>
           stream.sendPaced({
             id: latest > 0n ? latest.toString() : undefined,
             event: "resync",
             data: {
-              reason: `more than ${deps.maxResumeEvents} events since the resume point; refetch the task`,
+              reason:
+                why === "deep"
+                  ? `more than ${deps.maxResumeEvents} events since the resume point; refetch the task`
+                  : "too many resumes under way on this server; refetch the task",
               lastEventId: latest.toString(),
             },
           }),
         onListening: () => {
           stream = sse.open(res, { expiresAt: tokenExpiry(claims), userId });
           stream.onClose(() => left.abort());
+        },
+        // A catch-up holds at most this stream's buffer budget, reserved in the instance's budget.
+        resume: {
+          enter: () => deps.resume.budget.acquire(sse.maxBufferedBytes, { maxWaitMs: deps.resume.maxWaitMs, signal: left.signal }),
+          room: () => stream.room(),
         },
         signal: left.signal,
       }).catch((error: unknown) => {
