@@ -82,7 +82,8 @@ async function rowsOf(email: string) {
     user,
     providers: accounts.map((a) => a.providerId).sort(),
     sessions: await kit.db.prisma.session.count({ where: { userId: user.id } }),
-    links: await kit.db.prisma.verification.count({ where: { userId: user.id } }),
+    // Pending links only: a used verification link stays marked until it expires (services/mail-tokens.ts).
+    links: await kit.db.prisma.verification.count({ where: { userId: user.id, NOT: { purpose: { startsWith: "spent:" } } } }),
   };
 }
 

@@ -15,12 +15,14 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] 
 const STYLE =
   "body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;line-height:1.5}" +
   "label,input,button{display:block;font-size:1rem}input{margin:.25rem 0 1rem;padding:.5rem;width:100%;box-sizing:border-box}" +
-  "button{padding:.6rem 1.2rem}.note{color:#555;font-size:.9rem}#problem{color:#b00020}";
+  "button,a.button{padding:.6rem 1.2rem}a.button{display:inline-block;border:1px solid;border-radius:4px;text-decoration:none}" +
+  ".note{color:#555;font-size:.9rem}#problem{color:#b00020}";
 
 /**
  * A typed password goes as JSON: jsonBody (packages/http-kit) answers any other body with 415, and
  * a plain form POST has none (the password field has no name, so the form sends nothing but the
- * token in its action). The answer names where to go next.
+ * token in its action). The answer names where to go next, or, for a link without a callback,
+ * the link's landing (`&verified=1`: {@link verifiedPage}).
  */
 const SCRIPT = `document.getElementById("confirm").addEventListener("submit", async (event) => {
   const form = event.target;
@@ -32,7 +34,11 @@ const SCRIPT = `document.getElementById("confirm").addEventListener("submit", as
   try {
     const res = await fetch(form.action, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ password: field.value }), credentials: "same-origin" });
     const body = await res.json().catch(() => ({}));
-    if (res.ok && body.redirectTo) return location.assign(body.redirectTo);
+    if (res.ok) {
+      const landing = new URL(form.action);
+      landing.searchParams.set("verified", "1");
+      return location.assign(body.redirectTo || landing.href);
+    }
     problem.textContent = body.code === "invalid_password" ? "That password is not this account's. Try again, or confirm without it." : "The link is invalid, used or expired.";
   } catch {
     problem.textContent = "The service could not be reached. Try again.";
@@ -52,6 +58,8 @@ export interface LinkPage {
   form?: { action: string; button: string; passwordField?: { label: string; note: string } };
   /** Origins the POST may redirect to (the callback's): a form's redirect is held to form-action. */
   redirectOrigins?: readonly string[];
+  /** A link below the sentences ("Continue" to the web app). */
+  link?: { href: string; text: string };
 }
 
 /** Sends `page` as an HTML answer with its own security policy. */
@@ -75,7 +83,8 @@ ${
 <title>${escapeHtml(page.title)}</title><style>${STYLE}</style></head>
 <body><main><h1>${escapeHtml(page.title)}</h1>
 ${page.lead.map((p) => `<p>${escapeHtml(p)}</p>`).join("\n")}
-${formHtml}</main></body></html>`;
+${formHtml}${page.link ? `<p><a class="button" id="continue" href="${escapeHtml(page.link.href)}">${escapeHtml(page.link.text)}</a></p>` : ""}
+</main></body></html>`;
   const formAction = ["'self'", ...(page.redirectOrigins ?? [])].join(" ");
   res.setHeader(
     "content-security-policy",
@@ -87,11 +96,19 @@ ${formHtml}</main></body></html>`;
 
 /**
  * The confirmation page of a link GET verify-email found. Its form posts the token (and the
- * callback) back to this path, relative, so it works on whatever origin serves identity.
+ * callback) back to this path, relative, so it works on whatever origin serves identity. Without
+ * a callback the click may lead to the reset page at `home` (routes/account-routes.ts).
  */
-export function confirmationPage(res: Response, found: FoundToken, token: string, callback: string | undefined): void {
+export function confirmationPage(
+  res: Response,
+  found: FoundToken,
+  token: string,
+  callback: string | undefined,
+  home: string | undefined,
+): void {
   const action = `?${new URLSearchParams({ token, ...(callback ? { callbackURL: callback } : {}) })}`;
-  const redirectOrigins = callback ? [new URL(callback).origin] : [];
+  const next = callback ?? home;
+  const redirectOrigins = next ? [new URL(next).origin] : [];
   const pages: Partial<Record<FoundToken["purpose"], Omit<LinkPage, "form"> & { button: string }>> = {
     "confirm-email-change": {
       title: "Confirm the change of your email address",
@@ -143,4 +160,67 @@ export function linkSentPage(res: Response, newEmail: string): void {
     title: "Check the new address's inbox",
     lead: [`A link is on its way to ${newEmail}. Open it to finish the change; until then your address stays as it is.`],
   });
+}
+
+/**
+ * True for a callback on the service's own base: BASE_URL's origin at `/` (where a link without
+ * a callbackURL points, services/account-recovery.ts) or at BASE_URL's path. The service serves
+ * no page there (GET / answers a 404 envelope), so such a link lands on identity's own page.
+ */
+export function isServiceBase(callback: string, baseUrl: string): boolean {
+  const url = new URL(callback);
+  const base = new URL(baseUrl);
+  const trim = (path: string) => path.replace(/\/+$/, "");
+  return url.origin === base.origin && (trim(url.pathname) === "" || trim(url.pathname) === trim(base.pathname));
+}
+
+/** The web app's address for "Continue": the first trusted origin (CORS_ORIGINS), if any. */
+export function homeOf(trustedOrigins: readonly string[]): string | undefined {
+  const first = trustedOrigins[0];
+  return first ? new URL("/", first).href : undefined;
+}
+
+const continueLink = (href: string | undefined) => (href ? { link: { href, text: "Continue" } } : {});
+
+/**
+ * Where a verification link without a callback lands: the address is verified (`already` when
+ * the link was used before, services/mail-tokens.ts), or verified with the password ended (a
+ * click without the account's session or password, and no web app to choose a new one on).
+ */
+export function verifiedPage(res: Response, options: { already: boolean; continueTo: string | undefined; passwordEnded?: boolean }): void {
+  const lead = options.already
+    ? ["This link was used before: there is nothing more to do."]
+    : options.passwordEnded
+      ? [
+          "The account's password, sessions and sign-in providers ended with this click, as the email said.",
+          "Choose a new password with a password reset for this address.",
+        ]
+      : ["You can sign in with it now."];
+  sendLinkPage(res, {
+    title: options.already ? "Your email address is already verified" : "Your email address is verified",
+    lead,
+    ...continueLink(options.continueTo),
+  });
+}
+
+/** Where an email-change link without a callback lands once the change is made. */
+export function emailChangedPage(res: Response, continueTo: string | undefined): void {
+  sendLinkPage(res, {
+    title: "Your email address is changed",
+    lead: ["Sign in with the new address from now on."],
+    ...continueLink(continueTo),
+  });
+}
+
+/** A link that is unknown, used or expired, opened in a browser without a callback: 400. */
+export function invalidLinkPage(res: Response, continueTo: string | undefined): void {
+  sendLinkPage(
+    res,
+    {
+      title: "This link is invalid or has expired",
+      lead: ["It may have been used already, or replaced by a newer one. Ask for a new link where you signed in."],
+      ...continueLink(continueTo),
+    },
+    400,
+  );
 }

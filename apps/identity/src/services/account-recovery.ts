@@ -35,6 +35,11 @@ export class AccountRecovery {
     this.#logger = deps.logger;
   }
 
+  /** Where links and callbacks may point (the verification landing: routes/link-pages.ts). */
+  get linkSettings(): LinkSettings {
+    return this.#links;
+  }
+
   /** A callback accepted by the trusted-origin rule (403 else), as an absolute URL. */
   callback(raw: string | undefined, fallback = "/"): string {
     return trustedCallback(raw, fallback, this.#links);

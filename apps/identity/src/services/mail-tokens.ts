@@ -26,6 +26,15 @@ export const TOKEN_TTL_MS: Record<TokenPurpose, number> = {
  */
 const SURVIVES_OTHER_LINKS: TokenPurpose = "revert-email-change";
 
+/**
+ * A used verification link keeps its row, marked with this prefix on its purpose, until it
+ * expires: opened again, it says the address is verified already instead of "invalid"
+ * (routes/account-routes.ts). A marked row is valid for no purpose, so it never works twice.
+ */
+const SPENT = "spent:";
+const KEPT_WHEN_SPENT: readonly TokenPurpose[] = ["verify-email"];
+const SPENT_PURPOSES = KEPT_WHEN_SPENT.map((p) => `${SPENT}${p}`);
+
 /** A second mail of one purpose to one user within this time is not sent (the first still works). */
 export const MAIL_COOLDOWN_MS = 60 * 1000;
 
@@ -53,8 +62,8 @@ export interface FoundToken extends TokenGrant {
  * a key derived from AUTH_SECRET in the `verification` table, compared in constant time. A new
  * token of a purpose replaces the user's older ones (revert links: only the same address's); a
  * token is found first and spent by the transaction that acts on it, whose delete of its row
- * lets only one of two concurrent uses succeed; expired rows never match and are purged by
- * housekeeping.
+ * (a verification link's: its mark as spent) lets only one of two concurrent uses succeed;
+ * expired rows never match and are purged by housekeeping.
  */
 export class MailTokens {
   readonly #db: PrismaClient;
@@ -136,8 +145,28 @@ export class MailTokens {
    * concurrent use (or expiry) came first, and the transaction must then change nothing.
    */
   async spend(tx: Prisma.TransactionClient, found: FoundToken): Promise<boolean> {
-    const { count } = await tx.verification.deleteMany({ where: { id: found.id, expiresAt: { gt: new Date(this.#now()) } } });
+    const where = { id: found.id, purpose: found.purpose, expiresAt: { gt: new Date(this.#now()) } };
+    // Of two concurrent updates the second finds the row marked once the first commits: count 0.
+    const { count } = KEPT_WHEN_SPENT.includes(found.purpose)
+      ? await tx.verification.updateMany({ where, data: { purpose: `${SPENT}${found.purpose}` } })
+      : await tx.verification.deleteMany({ where });
     return count === 1;
+  }
+
+  /**
+   * True when `token` is a used verification link, not expired, whose user still has the address
+   * it went to and has it verified: what opening the link again may say. Anything else (an
+   * unknown, expired or unused token, an address changed since) is false, like an invalid link.
+   */
+  async verifiedBySpent(token: string): Promise<boolean> {
+    if (!TOKEN_SHAPE.test(token)) return false;
+    const mac = this.#mac(token);
+    const row = await this.#db.verification.findUnique({
+      where: { tokenHash: new Uint8Array(mac) },
+      include: { user: { select: { email: true, emailVerified: true } } },
+    });
+    if (!row || !KEPT_WHEN_SPENT.some((p) => this.#valid(row, `${SPENT}${p}`, mac))) return false;
+    return row.user.emailVerified && row.user.email === row.email;
   }
 
   /**
@@ -145,12 +174,12 @@ export class MailTokens {
    * one but the revert links of an email change, or those too with `revertLinks`.
    */
   async endPending(tx: Prisma.TransactionClient, userId: string, options: { revertLinks?: boolean } = {}): Promise<void> {
-    await tx.verification.deleteMany({
-      where: { userId, ...(options.revertLinks ? {} : { purpose: { not: SURVIVES_OTHER_LINKS } }) },
-    });
+    // A used link is pending no more: its mark stays until it expires.
+    const kept = options.revertLinks ? SPENT_PURPOSES : [SURVIVES_OTHER_LINKS, ...SPENT_PURPOSES];
+    await tx.verification.deleteMany({ where: { userId, purpose: { notIn: kept } } });
   }
 
-  #valid(row: { purpose: string; tokenHash: Uint8Array; expiresAt: Date }, purpose: TokenPurpose, mac: Buffer): boolean {
+  #valid(row: { purpose: string; tokenHash: Uint8Array; expiresAt: Date }, purpose: string, mac: Buffer): boolean {
     const stored = Buffer.from(row.tokenHash);
     if (stored.length !== mac.length || !timingSafeEqual(stored, mac)) return false;
     return row.purpose === purpose && row.expiresAt.getTime() > this.#now();
