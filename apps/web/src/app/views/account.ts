@@ -4,6 +4,7 @@ import type { AppContext, View } from "../context.js";
 import { field, h } from "../dom.js";
 import { formSummary, labelled, onSubmit } from "../forms.js";
 import { sessionEndWords } from "../session.js";
+import { linkedAccountsSection } from "./linked-accounts.js";
 
 /** Where identity's email-change link lands (this app's origin; main.ts shows the notice). */
 export function emailChangedLanding(): string {
@@ -46,7 +47,7 @@ function emailForm(ctx: AppContext): HTMLFormElement {
     "Email address",
     h("p", { class: "muted" }, `Now: ${ctx.user?.email ?? "unknown"}`),
     labelled("New email address", h("input", { name: "newEmail", type: "email", required: true, autocomplete: "email" }), {
-      hint: "We send a link to the new address; the change happens when you open it.",
+      hint: "We mail your current address first; once you confirm there, the new address gets a link, and the change happens when you open it.",
     }),
     h("button", { type: "submit" }, "Change the email address"),
     formSummary(),
@@ -55,7 +56,9 @@ function emailForm(ctx: AppContext): HTMLFormElement {
     const newEmail = field(form, "newEmail").trim();
     await ctx.client.auth.changeEmail({ newEmail, callbackURL: emailChangedLanding() });
     form.reset();
-    ctx.showNotice(`Check the inbox of ${newEmail}: open the link there to finish the change.`);
+    // Identity mails the current address first (docs/accounts.md "Changing the email address").
+    const current = ctx.user?.email ?? "your current address";
+    ctx.showNotice(`Check the inbox of ${current} to confirm the change; then we mail ${newEmail}.`);
   });
   return form;
 }
@@ -122,15 +125,20 @@ function deleteForm(ctx: AppContext): HTMLFormElement {
   return form;
 }
 
-/** Account settings: name, email address (confirmed from the new inbox), password, deletion. */
+/**
+ * Account settings: name, email address (confirmed from the current inbox, then the new one),
+ * linked sign-in methods, password, deletion.
+ */
 export const accountView: View = (ctx, root) => {
+  const linked = linkedAccountsSection(ctx);
   root.append(
     h("h1", {}, "Account"),
     h("p", {}, h("a", { href: "#/sessions", id: "account-sessions-link" }, "Where you are signed in")),
     h("div", { class: "columns" }, profileForm(ctx), emailForm(ctx)),
+    linked.element,
     passwordForm(ctx),
     deleteForm(ctx),
     h("p", { class: "muted", id: "token-words" }, sessionEndWords(ctx.sessionRecheckSeconds).token),
   );
-  return undefined;
+  return linked.stop;
 };
