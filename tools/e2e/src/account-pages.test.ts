@@ -1,7 +1,7 @@
 import { type CaughtMail, type MailCatcher, startMailCatcher } from "@app/mailer";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type E2eStack, freshEmail, openBrowser, STARTUP_MS, startE2eStack, storedToken, TEST_MS } from "./harness.js";
+import { type E2eStack, freshEmail, openBrowser, pageFetch, STARTUP_MS, startE2eStack, storedToken, TEST_MS, WAIT_MS } from "./harness.js";
 import { checkPage } from "./page-checks.js";
 
 // The account pages in Chromium against a real stack whose identity mails through real SMTP to a
@@ -10,6 +10,8 @@ let catcher: MailCatcher;
 let env: E2eStack;
 let browser: Browser;
 let page: Page;
+/** A browser where the account is not signed in: a mail client's, where mailed links are opened. */
+let mailbox: Page;
 /** Uncaught page errors and console errors (a CSP violation shows up here). */
 const problems: string[] = [];
 // Fixed addresses (each test file has its own database), so the screenshots do not change between runs.
@@ -17,10 +19,16 @@ let email = "ada@example.com";
 const FIRST_PASSWORD = "correct horse battery";
 const RESET_PASSWORD = "a brand new password";
 const CHANGED_PASSWORD = "changed once more 1";
+const TAKEN_BACK_PASSWORD = "taken back at last 2";
+/** The link the old address got once its email changed, kept for the test that takes the account back. */
+let revertLink = "";
 
 beforeAll(async () => {
   catcher = await startMailCatcher({ port: 0 });
   [env, { browser, page }] = await Promise.all([startE2eStack({ SMTP_URL: catcher.url }), openBrowser()]);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context.setDefaultTimeout(WAIT_MS);
+  mailbox = await context.newPage();
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   page.on("console", (message) => {
     if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(message.text());
@@ -32,11 +40,11 @@ afterAll(async () => {
   await catcher?.close();
 });
 
-/** The link (containing `part`) of the first mail to `to` that has one and was not used yet. */
+/** The link (containing `part`) of the first mail to `to` that has one, was not used yet, and has `subject` in its subject. */
 const used = new Set<number>();
-async function mailedLink(to: string, part: string): Promise<string> {
+async function mailedLink(to: string, part: string, subject = ""): Promise<string> {
   const mail: CaughtMail = await catcher.waitFor(
-    (m) => !used.has(m.id) && m.to.includes(to) && m.links.some((l) => l.includes(part)),
+    (m) => !used.has(m.id) && m.to.includes(to) && m.subject.includes(subject) && m.links.some((l) => l.includes(part)),
     15_000,
   );
   used.add(mail.id);
@@ -44,6 +52,13 @@ async function mailedLink(to: string, part: string): Promise<string> {
 }
 
 const notice = () => page.locator("#notice").textContent();
+
+/** The address identity has for the main page's session now (GET get-session with its cookie). */
+async function sessionEmail(): Promise<string | undefined> {
+  const answer = await pageFetch(page, `${env.baseUrl}/api/auth/get-session`, { credentials: "include" });
+  expect(answer.status).toBe(200);
+  return (JSON.parse(answer.body) as { user?: { email: string } } | null)?.user?.email;
+}
 
 async function signIn(address: string, password: string): Promise<void> {
   await page.locator("#signin-form input[name=email]").fill(address);
@@ -131,7 +146,7 @@ describe("account pages against the real services and a real SMTP catcher", { ti
     await page.locator("#task-list[data-loaded]").waitFor({ state: "attached" });
   });
 
-  it("account settings: name, email change confirmed from the new inbox, password with other sessions signed out", async () => {
+  it("account settings: name, email change confirmed from both inboxes, password with other sessions signed out", async () => {
     await otherDevice(RESET_PASSWORD);
     await page.locator("#nav-account").click();
     await page.locator("#profile-form").waitFor();
@@ -144,10 +159,32 @@ describe("account pages against the real services and a real SMTP catcher", { ti
     const newEmail = "ada.king@example.com";
     await page.locator("#email-form input[name=newEmail]").fill(newEmail);
     await page.locator("#email-form button[type=submit]").click();
-    await page.locator("#notice", { hasText: `Check the inbox of ${newEmail}` }).waitFor();
-    await page.goto(await mailedLink(newEmail, "/verify-email"));
+    await page.locator("#notice", { hasText: `Check the inbox of ${email} to confirm the change; then we mail ${newEmail}.` }).waitFor();
+
+    // The current inbox's link, opened in the mail client's browser: a page naming the new
+    // address, which changes nothing until its one click; the click sends the new address its link.
+    await mailbox.goto(await mailedLink(email, "/verify-email", "Confirm the change"));
+    await mailbox.getByText(`about to change to ${newEmail}`).waitFor();
+    expect(await sessionEmail()).toBe(email);
+    await mailbox.getByRole("button", { name: "Confirm the change" }).click();
+    await mailbox.getByText(`A link is on its way to ${newEmail}`).waitFor();
+    expect(await sessionEmail()).toBe(email);
+
+    // The new inbox's link: its GET elsewhere changes nothing; opened where Ada is signed in, it moves the account.
+    const moveLink = await mailedLink(newEmail, "/verify-email", "Confirm your new email");
+    await mailbox.goto(moveLink);
+    await mailbox.getByRole("button", { name: "Confirm the new address" }).waitFor();
+    expect(await sessionEmail()).toBe(email);
+    await page.goto(moveLink);
     await page.locator("#notice", { hasText: "Your email address is changed." }).waitFor();
     expect(await page.locator("#whoami").textContent()).toBe(newEmail);
+
+    // The old inbox is told, with a link that takes the account back: its GET changes nothing
+    // (the last test clicks it).
+    revertLink = await mailedLink(email, "/verify-email", "was changed");
+    await mailbox.goto(revertLink);
+    await mailbox.getByRole("button", { name: "Take my account back" }).waitFor();
+    expect(await sessionEmail()).toBe(newEmail);
     email = newEmail;
 
     await page.locator("#nav-account").click();
@@ -180,9 +217,32 @@ describe("account pages against the real services and a real SMTP catcher", { ti
     expect(await page.locator("#revoke-others").isHidden()).toBe(true);
   });
 
+  it("the old inbox's link takes the account back: every session ends, and the clicker chooses a new password", async () => {
+    const oldEmail = "ada@example.com";
+    await mailbox.goto(revertLink);
+    await mailbox.getByText(`comes back to ${oldEmail}`).waitFor();
+    await mailbox.getByRole("button", { name: "Take my account back" }).click();
+    // Identity sends the clicker to the web app's reset page with a fresh token.
+    await mailbox.locator("#reset-form").waitFor();
+    await mailbox.locator("#reset-form input[name=newPassword]").fill(TAKEN_BACK_PASSWORD);
+    await mailbox.locator("#reset-form button[type=submit]").click();
+    await mailbox.locator("#notice", { hasText: "Your password is changed. Sign in with the new one." }).waitFor();
+
+    // The session of whoever moved the account ended with the revert.
+    await page.reload();
+    await page.locator("#signin-form").waitFor();
+    expect(await storedToken(page)).toBeNull();
+    await signIn(email, CHANGED_PASSWORD);
+    await page.locator("#signin-form .form-error:not(:empty)").waitFor();
+    email = oldEmail;
+    await signIn(email, TAKEN_BACK_PASSWORD);
+    await page.locator("#task-list[data-loaded]").waitFor({ state: "attached" });
+    expect(await page.locator("#whoami").textContent()).toBe(email);
+  });
+
   it("delete account: password and a confirmation dialog, then signed out", async () => {
     await page.locator("#nav-account").click();
-    await page.locator("#delete-form input[name=password]").fill(CHANGED_PASSWORD);
+    await page.locator("#delete-form input[name=password]").fill(TAKEN_BACK_PASSWORD);
     await page.locator("#delete-form button[type=submit]").click();
     await page.locator("#confirm-dialog").waitFor();
     await checkPage(page, "delete account dialog", "delete-account");
@@ -195,7 +255,7 @@ describe("account pages against the real services and a real SMTP catcher", { ti
     expect(await notice()).toBe("Your account is deleted.");
     expect(await storedToken(page)).toBeNull();
     expect(await page.locator("#alert").isHidden()).toBe(true);
-    await signIn(email, CHANGED_PASSWORD);
+    await signIn(email, TAKEN_BACK_PASSWORD);
     await page.locator("#signin-form .form-error", { hasText: "That email and password do not match an account." }).waitFor();
     expect(problems).toEqual([]);
   });
