@@ -13,8 +13,12 @@ import { type MailKit, mailKit } from "./mail-kit.js";
 /** Interleaved pairs per comparison (after a warm-up): enough for stable medians on a busy machine. */
 const ROUNDS = 40;
 const WARM_UP = 6;
-/** Largest relative difference of the two medians: |a − b| / max(a, b). Before the outbox: 0.8 and more. */
-const TOLERANCE = 0.3;
+/**
+ * Largest relative difference of the two medians: |a − b| / max(a, b). A known address that waits
+ * for the mail server differs by far more; the bound leaves room for the suite's other files
+ * sharing the machine's cores, which make single medians noisy.
+ */
+const TOLERANCE = 0.5;
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
