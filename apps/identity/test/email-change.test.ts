@@ -1,7 +1,7 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionCookie, signUp } from "./kit.js";
-import { linkOf, type MailKit, mailKit, pathOf } from "./mail-kit.js";
+import { linkOf, type MailKit, mailKit, pathOf, TEST_WORKER_OPTIONS } from "./mail-kit.js";
 
 // Issue 20 item 4: a session alone never moves an account to another address. The current
 // address confirms first; the new address then gets its link; the old address is told once the
@@ -25,12 +25,12 @@ function fresh(label: string): string {
 }
 
 /** The POST a browser sends for the confirmation page's form: the page's query, no body, its own origin. */
-async function click(link: string, cookie = "") {
-  const page = await request(kit.app).get(pathOf(link)).set("cookie", cookie);
+async function click(link: string, cookie = "", on: MailKit = kit) {
+  const page = await request(on.app).get(pathOf(link)).set("cookie", cookie);
   expect(page.status).toBe(200);
   expect(page.headers["content-type"]).toMatch(/^text\/html/);
   const action = /action="\?([^"]+)"/.exec(page.text)?.[1]?.replaceAll("&amp;", "&") ?? "";
-  return request(kit.app).post(`/api/auth/verify-email?${action}`).set("cookie", cookie).set("origin", new URL(link).origin);
+  return request(on.app).post(`/api/auth/verify-email?${action}`).set("cookie", cookie).set("origin", new URL(link).origin);
 }
 
 const emailOf = async (id: string) => (await kit.db.prisma.user.findUniqueOrThrow({ where: { id } })).email;
@@ -85,6 +85,27 @@ describe("change-email is confirmed from the current address", () => {
     const told = await kit.mailTo(owner.body.email, "was changed");
     expect(told.text).toContain("within 7 days");
     expect(new URL(linkOf(told)).searchParams.get("token")).toBeTruthy();
+  });
+
+  it("each click's next mail leaves at once, not at the worker's next poll", async () => {
+    // A worker that would not poll again during the test: only the wake after each commit sends.
+    const slow = await mailKit({ worker: { ...TEST_WORKER_OPTIONS, pollMs: 600_000 } });
+    try {
+      const owner = await signUp(slow.app, { email: fresh("prompt") });
+      const newEmail = fresh("prompt-new");
+      await request(slow.app)
+        .post("/api/auth/change-email")
+        .set("cookie", owner.cookie)
+        .send({ newEmail, callbackURL: CALLBACK })
+        .expect(200);
+      const confirm = await slow.mailTo(owner.body.email, "Confirm the change");
+      expect((await click(linkOf(confirm), "", slow)).status).toBe(200);
+      const verify = await slow.mailTo(newEmail, "Confirm your new email");
+      expect((await click(linkOf(verify), "", slow)).status).toBe(303);
+      await slow.mailTo(owner.body.email, "was changed");
+    } finally {
+      await slow.close();
+    }
   });
 
   it("opened where the owner is signed in, the current and new addresses' links work at once (better-auth's flow)", async () => {

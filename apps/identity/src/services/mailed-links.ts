@@ -159,13 +159,21 @@ export class MailedLinks {
     );
   }
 
-  /** Uses a link GET/POST verify-email found, by its purpose. */
+  /**
+   * Uses a link GET/POST verify-email found, by its purpose. The two steps of an email change
+   * queue their next mail inside their transaction, so the worker is woken once that committed.
+   */
   use(found: FoundToken, proof: LinkProof, callback: string | undefined): Promise<VerifiedAddress> {
+    const woken = async (done: Promise<VerifiedAddress>) => {
+      const result = await done;
+      this.#outbox.wake();
+      return result;
+    };
     switch (found.purpose) {
       case "confirm-email-change":
-        return this.confirmEmailChange(found, callback);
+        return woken(this.confirmEmailChange(found, callback));
       case "change-email":
-        return this.changeEmail(found, callback);
+        return woken(this.changeEmail(found, callback));
       case "revert-email-change":
         return this.revertEmailChange(found);
       default:
