@@ -195,7 +195,14 @@ describe("what does not sign out, and when the check runs", { timeout: TEST_MS }
     const { there, close } = await twoContexts(browser);
     try {
       await signInThroughPage(there, env.webUrl, email, PASSWORD);
-      await there.route("**/api/auth/get-session", (route) => route.abort("internetdisconnected"));
+      let refused = 0;
+      await there.route("**/api/auth/get-session", (route) => {
+        refused += 1;
+        return route.abort("internetdisconnected");
+      });
+      // Checks run one at a time: once one has met the outage, none that started before it can
+      // still store a fresh JWT over the refused one below.
+      await expect.poll(() => refused, { timeout: 10_000 }).toBeGreaterThan(0);
       // The API refuses this token; get-session, which would bring a fresh one, cannot be reached.
       await there.evaluate(() => {
         localStorage.setItem("authToken", "not.a.token");

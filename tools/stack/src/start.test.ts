@@ -50,7 +50,7 @@ describe("pnpm start on a fresh machine (embedded PostgreSQL)", () => {
     expect(first.output()).toContain(`ready: ${base}`);
     // The web app on its own origin, pointed at the base URL, which allows that origin.
     const web = `http://localhost:${webPort}`;
-    expect(await (await fetch(`${web}/config.js`)).text()).toContain(JSON.stringify({ apiBaseUrl: base }));
+    expect(await (await fetch(`${web}/config.js`)).text()).toContain(`"apiBaseUrl":${JSON.stringify(base)}`);
     expect((await fetch(`${web}/`)).headers.get("content-type")).toContain("text/html");
     const preflight = await fetch(`${base}/api/auth/get-session`, {
       method: "OPTIONS",
