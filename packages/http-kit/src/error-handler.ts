@@ -1,8 +1,9 @@
-import { fail, toFieldIssues } from "@app/contracts";
-import type { ErrorRequestHandler, RequestHandler } from "express";
+import { toFieldIssues } from "@app/contracts";
+import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import type { Logger } from "pino";
 import { ZodError } from "zod";
 import { AppError, isAppError } from "./app-error.js";
+import { writeError } from "./envelope.js";
 
 /** body-parser's error `type`s, mapped to our codes. */
 const BODY_ERRORS: Record<string, () => AppError> = {
@@ -19,6 +20,11 @@ export interface ErrorHandlerOptions {
   logger: Logger;
   /** Maps errors of dependencies (database down, key set unreachable) to an AppError, or undefined. */
   classify?: (error: unknown) => AppError | undefined;
+  /**
+   * Requests whose error body also carries better-auth's top-level `code` and `message`
+   * (envelope.ts, `topLevelFields`).
+   */
+  topLevelFields?: (req: Request) => boolean;
 }
 
 /** Normalises anything thrown into an {@link AppError}. */
@@ -47,7 +53,7 @@ export function toAppError(error: unknown, classify?: ErrorHandlerOptions["class
  * the status of its code. Unexposed errors (5xx) get a generic message and are logged in full.
  */
 export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler {
-  return (error, _req, res, next) => {
+  return (error, req, res, next) => {
     const appError = toAppError(error, options.classify);
     if (appError.status >= 500) {
       options.logger.error({ err: appError.cause ?? appError, code: appError.code }, "request failed");
@@ -57,9 +63,7 @@ export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler 
       res.destroy();
       return;
     }
-    for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
-    const message = appError.expose ? appError.message : appError.status === 503 ? "service unavailable" : "internal error";
-    res.status(appError.status).json(fail(appError.code, message, appError.issues));
+    writeError(res, appError, { topLevelFields: options.topLevelFields?.(req) ?? false });
     void next;
   };
 }

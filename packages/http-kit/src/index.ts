@@ -2,6 +2,7 @@ export { AppError, type AppErrorOptions, isAppError } from "./app-error.js";
 export { commaList, loadConfig, originList, portSchema, trustProxySchema } from "./config.js";
 export { currentContext, type RequestContext, runWithContext, setContextUser } from "./context.js";
 export { type CorsPolicyOptions, corsPolicy } from "./cors.js";
+export { errorBody, type WriteErrorOptions, writeError, writeUpgradeError } from "./envelope.js";
 export { type ErrorHandlerOptions, errorHandler, notFoundHandler, toAppError } from "./error-handler.js";
 export { type JsonBodyOptions, jsonBody } from "./json-body.js";
 export { createLogger, type LogFormat, type LoggerOptions, logFormat, redactUrl, requestLogging } from "./logger.js";
