@@ -32,4 +32,5 @@ export {
   sharedSettingsShape,
   tokenSettings,
 } from "./shared-settings.js";
+export * from "./route/index.js";
 export { parseOrThrow } from "./validate.js";

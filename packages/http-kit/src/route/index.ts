@@ -1,0 +1,6 @@
+export { jsonBodyGuard } from "./body-guard.js";
+export { type Guard, guard, middlewareGuard } from "./guard.js";
+export { buildOpenApi, type OpenApiInfo } from "./openapi.js";
+export { type PipelineOptions, routeHandler } from "./pipeline.js";
+export { type AnyRoute, defineRoute, type Method, type Reply, type RouteContext, type RouteSpec, routeKey } from "./spec.js";
+export { type RouteCoverage, RouteTable, type RouteTableOptions } from "./table.js";
