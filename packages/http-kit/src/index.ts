@@ -6,6 +6,7 @@ export { errorBody, type WriteErrorOptions, writeError, writeUpgradeError } from
 export { type ErrorHandlerOptions, errorHandler, notFoundHandler, toAppError } from "./error-handler.js";
 export { type JsonBodyOptions, jsonBody } from "./json-body.js";
 export { createLogger, type LogFormat, type LoggerOptions, logFormat, redactUrl, requestLogging } from "./logger.js";
+export * from "./route/index.js";
 export { type SecurityHeadersOptions, securityHeaders } from "./security-headers.js";
 export {
   EDGE_LIMITS,
@@ -32,5 +33,4 @@ export {
   sharedSettingsShape,
   tokenSettings,
 } from "./shared-settings.js";
-export * from "./route/index.js";
 export { parseOrThrow } from "./validate.js";
