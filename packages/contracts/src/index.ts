@@ -8,6 +8,7 @@ export * from "./errors.js";
 export * from "./events.js";
 export * from "./generate.js";
 export * from "./headers.js";
+export * from "./key-set-events.js";
 export * from "./mcp.js";
 export * from "./me.js";
 export * from "./pagination.js";
