@@ -4,7 +4,7 @@ import { type E2eStack, openBrowser, STARTUP_MS, startE2eStack, TEST_MS } from "
 import { checkPage } from "./page-checks.js";
 
 /**
- * The MCP page against the real stack and the sample MCP server (apps/api/src/mcp/sample-server.ts:
+ * The MCP page against the real stack and the sample MCP server (tools/mcp-sample/src/sample-server.ts:
  * the official SDK's server behind the SDK's OAuth authorization server, which approves at once),
  * run in this process as `MCP_SAMPLE=true pnpm start` runs it: add by URL, Connect by top-level
  * navigation through the API's authorize route, the authorization server and the callback, back

@@ -1,6 +1,6 @@
 /**
- * The sample MCP server of a development stack (`MCP_SAMPLE=true pnpm start`): the API package's
- * own sample (apps/api/src/mcp/sample-server.ts, the official SDK's MCP server behind the SDK's
+ * The sample MCP server of a development stack (`MCP_SAMPLE=true pnpm start`): the tools package
+ * @app/mcp-sample (tools/mcp-sample/src/sample-server.ts, the official SDK's MCP server behind the SDK's
  * OAuth authorization server, approving everyone), run inside the launcher like the development
  * mailbox (dev-mail.ts), so stopping the stack stops it.
  */
@@ -43,11 +43,11 @@ export function apiMcpEnv(
 }
 
 /**
- * Starts the sample on a free 127.0.0.1 port. The API package is loaded only here, so a stack
+ * Starts the sample on a free 127.0.0.1 port. The sample's package is loaded only here, so a stack
  * without the sample never imports the SDK's server side.
  */
 export async function startMcpSample(): Promise<McpSample> {
-  const { startMcpServer } = await import("@app/api/mcp-sample");
+  const { startMcpServer } = await import("@app/mcp-sample");
   const server = await startMcpServer({ port: 0 });
   return { url: server.url, revokeTokens: () => server.provider.revokeAll(), close: () => server.close() };
 }

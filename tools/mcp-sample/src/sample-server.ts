@@ -1,5 +1,5 @@
 /**
- * A sample MCP server for tests and local trials (`pnpm --filter @app/api mcp:sample`): the official SDK's `McpServer` over Streamable
+ * A sample MCP server for tests and local trials (`pnpm --filter @app/mcp-sample start`): the official SDK's `McpServer` over Streamable
  * HTTP (stateless, one server per request), protected by the SDK's own OAuth authorization server
  * (`mcpAuthRouter`: RFC 8414 metadata, RFC 9728 protected resource metadata, RFC 7591 dynamic
  * registration, PKCE) with an in-memory provider that approves every authorization at once.
@@ -25,7 +25,8 @@ import { z } from "zod";
 
 /**
  * The SDK's bearer middleware, imported by a computed name: its type declarations add an `auth`
- * field to Express's Request that clashes with the API's own (src/entry/json-route.ts).
+ * field to Express's Request that clashes with the API's own (apps/api/src/entry/authenticate.ts),
+ * and the API's tests load this package.
  */
 const BEARER_MODULE = "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 type RequireBearerAuth = (options: {
