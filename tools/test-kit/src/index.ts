@@ -1,0 +1,1 @@
+export { DEFAULT_REDIS_URL, pingRedis, redactedRedisUrl, type TestRedis, type TestRedisOptions, testRedis } from "./redis.js";
