@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from "express";
 import { AppError } from "../app-error.js";
 import { parseOrThrow } from "../validate.js";
 import type { Guard } from "./guard.js";
-import { type AnyRoute, routeKey } from "./spec.js";
+import { ANSWERED, type AnyRoute, routeKey } from "./spec.js";
 
 /** What the table tells each route's pipeline. */
 export interface PipelineOptions {
@@ -49,7 +49,7 @@ export function routeHandler(route: AnyRoute, options: PipelineOptions = {}): Re
   }
 
   function send(res: Response, data: unknown): void {
-    if (typeof reply === "object") {
+    if (typeof reply === "object" || data === ANSWERED) {
       if (checkResponse) checkResponse(route, undefined, true);
       return;
     }
@@ -74,6 +74,11 @@ export function routeHandler(route: AnyRoute, options: PipelineOptions = {}): Re
     for (let i = index; i < guards.length; i++) {
       const step = guards[i] as Guard;
       if (step.readsBody && !known) known = inputs(req);
+      if (step.around) {
+        const at = known;
+        const next = i + 1;
+        return step.around(req, res, () => from(next, req, res, at));
+      }
       const result = step.run(req, res);
       if (isPromise(result)) {
         const next = i + 1;

@@ -6,7 +6,19 @@ import type { Guard } from "./guard.js";
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
-type In<S> = S extends z.ZodType ? z.input<S> : unknown;
+/**
+ * What a handler returns for a response schema: its input type, or its output type for a schema
+ * declared as `z.ZodType<T>` (whose input type is `unknown`), so the return is still checked.
+ */
+type In<S> = S extends z.ZodType ? (unknown extends z.input<S> ? z.output<S> : z.input<S>) : unknown;
+
+/**
+ * What a handler of a `json` or `envelope` route returns when it answered by itself instead of
+ * returning data (a route that answers JSON to API clients and a page or a redirect to a
+ * browser): nothing more is written, and the answer is counted as the handler's own.
+ */
+export const ANSWERED: unique symbol = Symbol("answered");
+export type Answered = typeof ANSWERED;
 
 /**
  * How a route's success is written:
@@ -54,9 +66,10 @@ export interface RouteSpec<
   guards?: readonly Guard[];
   /**
    * Returns the success data (typed by the response schema, so a handler cannot answer a shape
-   * the contracts do not publish), or nothing for `raw` replies and 204.
+   * the contracts do not publish), nothing for `raw` replies and 204, or {@link ANSWERED} when it
+   * wrote the response itself.
    */
-  handler(ctx: RouteContext<Out<P>, Out<Q>, Out<B>>): In<R> | Promise<In<R>>;
+  handler(ctx: RouteContext<Out<P>, Out<Q>, Out<B>>): In<R> | Answered | Promise<In<R> | Answered>;
 }
 
 /** A route as the table keeps it (its types erased). */

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Writable } from "node:stream";
 import express, { type Express } from "express";
 import request from "supertest";
@@ -7,9 +8,9 @@ import { AppError } from "../app-error.js";
 import { errorHandler, notFoundHandler } from "../error-handler.js";
 import { createLogger } from "../logger.js";
 import { jsonBodyGuard } from "./body-guard.js";
-import { guard, middlewareGuard } from "./guard.js";
+import { aroundGuard, guard, middlewareGuard } from "./guard.js";
 import { buildOpenApi } from "./openapi.js";
-import { defineRoute } from "./spec.js";
+import { ANSWERED, defineRoute } from "./spec.js";
 import { RouteTable } from "./table.js";
 
 const quiet = createLogger({ name: "test", destination: new Writable({ write: (_c, _e, cb) => cb() }) });
@@ -121,6 +122,78 @@ describe("route table", () => {
     expect((await request(app).get("/limited")).body).toEqual({ ok: true, data: { handled: 1 } });
   });
 
+  it("runs middleware that calls next synchronously without a promise, and waits for one that calls it later", async () => {
+    const order: string[] = [];
+    const sync: express.RequestHandler = (_req, _res, next) => {
+      order.push("sync");
+      next();
+    };
+    const later: express.RequestHandler = (_req, _res, next) => {
+      setImmediate(() => {
+        order.push("later");
+        next();
+      });
+    };
+    const syncGuard = middlewareGuard("sync", sync);
+    const probe = { headersSent: false, writableEnded: false } as unknown as express.Response;
+    expect(syncGuard.run({} as express.Request, probe)).toBeUndefined();
+    const table = new RouteTable().add(
+      defineRoute({
+        method: "get",
+        path: "/mixed",
+        tag: "t",
+        summary: "m",
+        guards: [syncGuard, middlewareGuard("later", later), middlewareGuard("sync again", sync)],
+        handler: () => order.join(","),
+      }),
+    );
+    expect((await request(serve(table)).get("/mixed")).body).toEqual({ ok: true, data: "sync,sync,later,sync" });
+  });
+
+  it("runs the rest of a route inside an around guard's context", async () => {
+    const storage = new AsyncLocalStorage<string>();
+    const table = new RouteTable().add(
+      defineRoute({
+        method: "get",
+        path: "/ctx",
+        tag: "t",
+        summary: "c",
+        guards: [
+          aroundGuard("client", (req, _res, rest) => storage.run(String(req.headers["x-client"]), rest)),
+          guard("hop", async () => undefined),
+        ],
+        handler: async () => {
+          await new Promise((resolve) => setImmediate(resolve));
+          return { client: storage.getStore() };
+        },
+      }),
+    );
+    expect((await request(serve(table)).get("/ctx").set("x-client", "c1")).body).toEqual({ ok: true, data: { client: "c1" } });
+  });
+
+  it("writes nothing more when a JSON route's handler answered by itself, and counts the answer", async () => {
+    const table = new RouteTable({ checkResponses: true }).add(
+      defineRoute({
+        method: "get",
+        path: "/either",
+        tag: "t",
+        summary: "e",
+        reply: "json",
+        response: itemSchema,
+        handler: ({ req, res }) => {
+          if (req.query.page === undefined) return { id: "1", title: "x" };
+          res.status(200).type("html").send("<p>page</p>");
+          return ANSWERED;
+        },
+      }),
+    );
+    const app = serve(table);
+    expect((await request(app).get("/either")).body).toEqual({ id: "1", title: "x" });
+    const page = await request(app).get("/either?page=1");
+    expect([page.status, page.text]).toEqual([200, "<p>page</p>"]);
+    expect(table.coverage()[0]).toMatchObject({ answered: 2, nonConforming: [] });
+  });
+
   it("checks every answer against the route's response schema when asked, and counts answers per route", async () => {
     const table = new RouteTable({ checkResponses: true }).add(
       defineRoute({ method: "get", path: "/good", tag: "t", summary: "g", response: itemSchema, handler: () => ({ id: "1", title: "x" }) }),
@@ -197,7 +270,7 @@ describe("route table", () => {
       { name: "id", in: "path", required: true, schema: { type: "string" } },
       { name: "dry", in: "query", required: false, schema: { type: "string", enum: ["1"] } },
     ]);
-    expect(Object.keys((op?.requestBody as { content: object }).content)).toEqual(["application/json"]);
+    expect(Object.keys((op?.requestBody as { content?: object } | undefined)?.content ?? {})).toEqual(["application/json"]);
     expect(doc.openapi).toBe("3.1.0");
   });
 });
