@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { callbackUrlSchema, cleanString, emailSchema, imageSchema, nameSchema, PASSWORD_MAX_LENGTH, passwordSchema } from "./auth.js";
+import {
+  callbackUrlSchema,
+  cleanString,
+  emailSchema,
+  imageSchema,
+  nameSchema,
+  PASSWORD_MAX_LENGTH,
+  passwordSchema,
+  userSchema,
+} from "./auth.js";
 
 // Bodies and answers of the account lifecycle routes under /api/auth (docs/accounts.md). Paths,
 // field names and answers follow better-auth's, so its client (`better-auth/client`) works.
@@ -74,6 +83,23 @@ export type DeleteUserBody = z.infer<typeof deleteUserBody>;
 /** The answer of the mail-sending and most state-changing routes, as better-auth's. */
 export const statusResponse = z.object({ status: z.literal(true) });
 export type StatusResponse = z.infer<typeof statusResponse>;
+
+/** POST /api/auth/request-password-reset: answered alike for known and unknown addresses. */
+export const requestPasswordResetResponse = statusResponse.extend({ message: z.string() });
+
+/** POST /api/auth/update-user: the user as it is now. */
+export const updateUserResponse = statusResponse.extend({ user: userSchema });
+
+/**
+ * GET and POST /api/auth/verify-email as API clients read them (a browser gets a page or a
+ * redirect instead): the user, and where to go next (`redirectTo`, the callback), or, when the
+ * click ended the password without a callback, the token of the reset that chooses a new one.
+ */
+export const verifyEmailResponse = statusResponse.extend({
+  user: userSchema,
+  redirectTo: z.string().optional(),
+  resetToken: z.string().optional(),
+});
 
 /** One row of GET /api/auth/list-sessions: never the cookie secret. */
 export const listedSessionSchema = z.object({

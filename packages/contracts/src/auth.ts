@@ -192,6 +192,12 @@ export type PublicSession = z.infer<typeof sessionSchema>;
 export const sessionResponse = z.object({ session: sessionSchema, user: userSchema });
 export type SessionResponse = z.infer<typeof sessionResponse>;
 
+/** Body of GET /api/auth/get-session: the session, or `null` when signed out (better-auth's client reads it so). */
+export const getSessionResponse = sessionResponse.nullable();
+
+/** Body of POST /api/auth/sign-out. */
+export const signOutResponse = z.object({ success: z.literal(true) });
+
 /**
  * Body of a sign-up that signed nobody in (REQUIRE_EMAIL_VERIFICATION): better-auth's
  * `{ token: null, user }`, with no session cookie; the user signs in after following the mailed link.

@@ -8,6 +8,7 @@ export * from "./errors.js";
 export * from "./events.js";
 export * from "./generate.js";
 export * from "./headers.js";
+export * from "./health.js";
 export * from "./jwt.js";
 export * from "./key-set-events.js";
 export * from "./mcp.js";
