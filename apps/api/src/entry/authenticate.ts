@@ -1,9 +1,13 @@
 import type { IncomingMessage } from "node:http";
 import { AUTH_VERIFY_ERROR_STATUS, type AuthVerifyErrorCode, type VerifiedToken, type Verifier } from "@app/auth-verify";
+import type { JwtClaims } from "@app/contracts";
 import { AppError, isAppError } from "@app/http-kit";
 
-/** Who a verified bearer token says the caller is. Only `userId` is trusted; other claims may be stale. */
-export type AuthUser = VerifiedToken;
+/**
+ * Who a verified bearer token says the caller is, its claims typed as identity signs them
+ * (`JwtClaims` of packages/contracts). Only `userId` is trusted; other claims may be stale.
+ */
+export type AuthUser = Omit<VerifiedToken, "claims"> & { readonly claims: Readonly<JwtClaims> };
 
 declare global {
   namespace Express {
@@ -66,7 +70,8 @@ export function createAuthenticate(verifier: Pick<Verifier, "verifyNow">, delete
   return (authorization) => {
     let result: AuthUser | Promise<AuthUser>;
     try {
-      result = verifier.verifyNow(authorization);
+      // jose checked `sub`, `iat`, `exp`, `iss` and `aud` (REQUIRED_CLAIMS, the verifier's issuer and audience).
+      result = verifier.verifyNow(authorization) as AuthUser | Promise<AuthUser>;
     } catch (error) {
       return reject(error);
     }

@@ -1,5 +1,6 @@
 import { DEFAULT_MAX_TOKEN_LIFETIME_SEC } from "@app/auth-verify";
-import type { PrismaClient } from "@app/db";
+import { USER_DELETION_TABLE, type UserDeletionRow } from "@app/contracts";
+import { Prisma, type PrismaClient } from "@app/db";
 
 /**
  * How long a deletion is remembered: a token lives at most DEFAULT_MAX_TOKEN_LIFETIME_SEC after
@@ -50,8 +51,8 @@ export class DeletedUsers {
   /** Reads every deletion still within a token's lifetime from the outbox, and forgets older ones. */
   async load(prisma: PrismaClient): Promise<void> {
     const since = this.#now() - REMEMBER_DELETION_MS;
-    const rows = await prisma.$queryRaw<{ user_id: string; requested_at: Date }[]>`
-      SELECT user_id, requested_at FROM user_deletion WHERE requested_at > ${new Date(since)}`;
+    const rows = await prisma.$queryRaw<Pick<UserDeletionRow, "user_id" | "requested_at">[]>`
+      SELECT user_id, requested_at FROM ${Prisma.raw(USER_DELETION_TABLE)} WHERE requested_at > ${new Date(since)}`;
     for (const row of rows) this.add(row.user_id, row.requested_at.getTime());
     for (const [userId, at] of this.#deletedAt) if (at <= since) this.#deletedAt.delete(userId);
   }

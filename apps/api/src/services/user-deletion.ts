@@ -1,4 +1,4 @@
-import { USER_DELETED_CHANNEL } from "@app/contracts";
+import { USER_DELETED_CHANNEL, USER_DELETION_TABLE, type UserDeletionRow } from "@app/contracts";
 import { type Db, Prisma } from "@app/db";
 import type { Logger } from "pino";
 import { type DeletedUsers, deletedUserOf } from "./deleted-users.js";
@@ -13,6 +13,8 @@ const BATCH = 100;
  * (prisma/migrations/20261126000000_api_deleted_user_writes): 0x75736572, "user".
  */
 const USER_LOCK_CLASS = 1970496882;
+/** The outbox identity writes (packages/contracts/src/user-deletion.ts). */
+const OUTBOX = Prisma.raw(USER_DELETION_TABLE);
 
 /** How the event bus feeds deletions to {@link UserDeletions}. */
 export interface UserDeletionListener {
@@ -107,8 +109,8 @@ export class UserDeletions {
   async #pass(reason: string): Promise<void> {
     const seen = new Set<string>();
     for (;;) {
-      const rows = await this.#prisma.$queryRaw<{ user_id: string }[]>`
-        SELECT user_id FROM user_deletion WHERE api_done_at IS NULL ORDER BY requested_at LIMIT ${BATCH}`;
+      const rows = await this.#prisma.$queryRaw<Pick<UserDeletionRow, "user_id">[]>`
+        SELECT user_id FROM ${OUTBOX} WHERE api_done_at IS NULL ORDER BY requested_at LIMIT ${BATCH}`;
       const fresh = rows.map((r) => r.user_id).filter((id) => !seen.has(id));
       if (!fresh.length) return;
       for (const userId of fresh) {
@@ -124,7 +126,7 @@ export class UserDeletions {
     return this.#prisma.$transaction(
       async (tx) => {
         const claimed = await tx.$queryRaw<unknown[]>`
-          SELECT user_id FROM user_deletion WHERE user_id = ${userId} AND api_done_at IS NULL FOR UPDATE SKIP LOCKED`;
+          SELECT user_id FROM ${OUTBOX} WHERE user_id = ${userId} AND api_done_at IS NULL FOR UPDATE SKIP LOCKED`;
         if (!claimed.length) return false;
         this.#deleted.add(userId);
         // Waits for the user's inserts in flight; later ones see the outbox row and fail.
@@ -142,7 +144,7 @@ export class UserDeletions {
         const late = await tx.$queryRaw<{ id: string }[]>`DELETE FROM upload WHERE user_id = ${userId} RETURNING id`;
         await tx.mcpServer.deleteMany({ where: { userId } });
         await tx.userRole.deleteMany({ where: { userId } });
-        await tx.$executeRaw`UPDATE user_deletion SET api_done_at = now() WHERE user_id = ${userId}`;
+        await tx.$executeRaw`UPDATE ${OUTBOX} SET api_done_at = now() WHERE user_id = ${userId}`;
         // Under the lock no upload row can appear after the read above; kept as a safety net.
         const known = new Set(uploads.map((u) => u.id));
         await this.#store.remove(late.map((u) => u.id).filter((id) => !known.has(id)));

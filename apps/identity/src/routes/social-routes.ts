@@ -1,4 +1,4 @@
-import { linkSocialBody, signInSocialBody, unlinkAccountBody } from "@app/contracts";
+import { AUTH_BASE_PATH, linkSocialBody, SESSION_COOKIE_SUFFIX, signInSocialBody, unlinkAccountBody } from "@app/contracts";
 import { AppError, parseOrThrow } from "@app/http-kit";
 import { type CookieOptions, type Request, type Response, Router } from "express";
 import { type CookieSettings, requireSession, setSessionCookie } from "../middleware/session-cookie.js";
@@ -9,7 +9,7 @@ import { SocialCallbackError } from "../services/oidc/social-sign-in.js";
 import { meta } from "./auth-routes.js";
 
 /** The flow cookie is sent only to the callback, so no other route ever sees it. */
-const FLOW_COOKIE_PATH = "/api/auth/callback";
+const FLOW_COOKIE_PATH = `${AUTH_BASE_PATH}/callback`;
 
 /**
  * Provider sign-in under /api/auth with better-auth's paths and bodies (its client's
@@ -20,7 +20,9 @@ const FLOW_COOKIE_PATH = "/api/auth/callback";
 export function socialRoutes(service: IdentityService, { signIn: social, linked }: Social, cookie: CookieSettings): Router {
   const router = Router();
   // SameSite=Lax: the provider's redirect back is a top-level GET, which carries Lax cookies.
-  const flowCookie = cookie.name.replace(/session_token$/, "oauth_flow");
+  // `<prefix>.session_token` → `<prefix>.oauth_flow`.
+  const prefix = cookie.name.endsWith(SESSION_COOKIE_SUFFIX) ? cookie.name.slice(0, -SESSION_COOKIE_SUFFIX.length) : cookie.name;
+  const flowCookie = `${prefix}.oauth_flow`;
   const flowOptions: CookieOptions = { httpOnly: true, sameSite: "lax", secure: cookie.secure, path: FLOW_COOKIE_PATH };
 
   const signedIn = (req: Request, res: Response) => requireSession(service.sessions, cookie, req, res);

@@ -1,4 +1,4 @@
-import type { ChangeEmailBody, RequestPasswordResetBody, SendVerificationEmailBody } from "@app/contracts";
+import { AUTH_BASE_PATH, type ChangeEmailBody, type RequestPasswordResetBody, type SendVerificationEmailBody } from "@app/contracts";
 import type { PrismaClient, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { Logger } from "pino";
@@ -47,7 +47,7 @@ export class AccountRecovery {
 
   #api(path: string, query: Record<string, string>): string {
     // Absolute, from BASE_URL (which may carry a path prefix): the link is opened from a mail client.
-    const url = new URL(`${this.#links.baseUrl.replace(/\/+$/, "")}/api/auth${path}`);
+    const url = new URL(`${this.#links.baseUrl.replace(/\/+$/, "")}${AUTH_BASE_PATH}${path}`);
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
     return url.href;
   }

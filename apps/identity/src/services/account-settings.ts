@@ -1,4 +1,10 @@
-import { type ChangePasswordBody, type ListedSession, type UpdateUserBody, USER_DELETED_CHANNEL } from "@app/contracts";
+import {
+  type ChangePasswordBody,
+  type ListedSession,
+  type UpdateUserBody,
+  USER_DELETED_CHANNEL,
+  type UserDeletedEvent,
+} from "@app/contracts";
 import type { PrismaClient, Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import { hashPassword, verifyPassword } from "./passwords.js";
@@ -87,7 +93,7 @@ export class AccountSettings {
         where: { id: userId },
         data: { email: `deleted-${userId}@deleted.invalid`, name: "", image: null, emailVerified: false },
       });
-      await tx.$executeRaw`SELECT pg_notify(${USER_DELETED_CHANNEL}, ${JSON.stringify({ userId })})`;
+      await tx.$executeRaw`SELECT pg_notify(${USER_DELETED_CHANNEL}, ${JSON.stringify({ userId } satisfies UserDeletedEvent)})`;
     });
   }
 

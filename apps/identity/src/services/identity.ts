@@ -1,4 +1,4 @@
-import type { SignInBody, SignUpBody } from "@app/contracts";
+import type { PublicJwk, SignInBody, SignUpBody } from "@app/contracts";
 import type { PrismaClient, Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { Mailer } from "@app/mailer";
@@ -6,7 +6,7 @@ import type { Logger } from "pino";
 import { AccountRecovery } from "./account-recovery.js";
 import { AccountSettings } from "./account-settings.js";
 import { Accounts } from "./accounts.js";
-import { KeySet, type PublicJwk } from "./key-set.js";
+import { KeySet } from "./key-set.js";
 import { MailOutbox } from "./mail-outbox.js";
 import { MailTokens } from "./mail-tokens.js";
 import { MailedLinks } from "./mailed-links.js";

@@ -1,5 +1,5 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID } from "node:crypto";
-import { JWT_LIFETIME_SECONDS } from "@app/contracts";
+import { JWT_LIFETIME_SECONDS, type PublicJwk } from "@app/contracts";
 import type { Jwks, PrismaClient } from "@app/db";
 import { AppError, DEFAULT_KEY_ACTIVATION_DELAY_MS } from "@app/http-kit";
 import { SecretBox } from "@app/secret-box";
@@ -19,16 +19,6 @@ export { DEFAULT_KEY_ACTIVATION_DELAY_MS };
 
 /** Advisory-lock key that serialises key creation across identity instances. */
 const KEY_CREATION_LOCK = 0x6a776b73; // "jwks"
-
-/** The public half of a key as served by GET /api/auth/jwks. */
-export interface PublicJwk {
-  kty: string;
-  crv: string;
-  x: string;
-  kid: string;
-  alg: string;
-  use: "sig";
-}
 
 /** A usable key: the current AUTH_SECRET decrypts it. */
 export interface UsableKey {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { AUTH_BASE_PATH } from "@app/contracts";
 import { isUniqueViolation, type Prisma, type PrismaClient, type User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { MailKind } from "./account-mail.js";
@@ -207,7 +208,7 @@ export class MailedLinks {
   }
 
   #verifyLink(token: string, callback: string | undefined): string {
-    const url = new URL(`${this.#baseUrl}/api/auth/verify-email`);
+    const url = new URL(`${this.#baseUrl}${AUTH_BASE_PATH}/verify-email`);
     url.searchParams.set("token", token);
     if (callback) url.searchParams.set("callbackURL", callback);
     return url.href;

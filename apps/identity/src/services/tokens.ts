@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { JWT_LIFETIME_SECONDS } from "@app/contracts";
+import { JWT_LIFETIME_SECONDS, type JwtUserClaims } from "@app/contracts";
 import { SignJWT } from "jose";
 import type { UsableKey } from "./key-set.js";
 
@@ -23,7 +23,7 @@ export interface TokenSettings {
  */
 export function issueToken(subject: TokenSubject, key: UsableKey, settings: TokenSettings): Promise<string> {
   const iat = Math.floor((settings.now ?? Date.now)() / 1000);
-  return new SignJWT({ name: subject.name, email: subject.email })
+  return new SignJWT({ name: subject.name, email: subject.email } satisfies JwtUserClaims)
     .setProtectedHeader({ alg: key.publicJwk.alg, kid: key.kid, typ: "JWT" })
     .setSubject(subject.id)
     .setIssuer(settings.issuer)

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { SignUpBody } from "@app/contracts";
+import { AUTH_BASE_PATH, type SignUpBody } from "@app/contracts";
 import type { User } from "@app/db";
 import type { Logger } from "pino";
 import type { IdentityService } from "./identity.js";
@@ -64,7 +64,7 @@ export class VerifiedSignUp {
     if (!outbox.enabled) return;
     const callback = this.#service.recovery.callback(undefined, "/reset-password");
     const link = (token: string) => {
-      const url = new URL(`${this.#baseUrl}/api/auth/reset-password/${token}`);
+      const url = new URL(`${this.#baseUrl}${AUTH_BASE_PATH}/reset-password/${token}`);
       url.searchParams.set("callbackURL", callback);
       return url.href;
     };

@@ -1,4 +1,4 @@
-import { emailSchema } from "@app/contracts";
+import { AUTH_BASE_PATH, emailSchema } from "@app/contracts";
 import type { PrismaClient, Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import * as client from "openid-client";
@@ -106,7 +106,7 @@ export class SocialSignIn {
 
   /** `{BASE_URL}/api/auth/callback/<id>`, the redirect URI registered at the provider. */
   redirectUri(id: string): string {
-    return new URL(`/api/auth/callback/${id}`, this.#settings.baseUrl).href;
+    return new URL(`${AUTH_BASE_PATH}/callback/${id}`, this.#settings.baseUrl).href;
   }
 
   /** Where a browser goes when a callback cannot even tell whose flow it is. */
