@@ -1,11 +1,22 @@
 import path from "node:path";
 import {
   commaList,
+  databaseSettingsShape,
+  describeSettings,
+  environmentSettingsShape,
+  flag,
   loadConfig,
+  loggingSettingsShape,
+  logSettings,
   originList,
-  portSchema,
+  refineServerLimits,
   refineSharedSettings,
+  SERVICE_LIMITS,
+  type ServerLimits,
+  serverLimitsOf,
+  serverSettingsShape,
   sharedSettingsShape,
+  shutdownSettingsShape,
   tokenSettings,
   trustProxySchema,
 } from "@app/http-kit";
@@ -26,7 +37,7 @@ export const DEFAULT_UPLOAD_TYPES = [
   "application/json",
 ];
 
-const bool = z.enum(["true", "false"]);
+const int = (min: number) => z.coerce.number().int().min(min);
 
 /** A comma-separated list of bare origins (`http://127.0.0.1:3920`): no path, query or credentials. */
 const bareOriginList = commaList.pipe(
@@ -56,68 +67,91 @@ export const DEFAULT_MAX_HEADER_BYTES = 128 * 1024;
 
 const schema = z
   .object({
-    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-    HOST: z.string().default("127.0.0.1"),
-    PORT: portSchema.default(3002),
-    DATABASE_URL: z.string({ error: "DATABASE_URL is required" }).min(1, "DATABASE_URL is required"),
-    IDENTITY_URL: z.url({ error: "IDENTITY_URL must be an absolute URL" }).default("http://127.0.0.1:3001"),
+    ...environmentSettingsShape,
+    ...serverSettingsShape({ port: 3002, limits: SERVICE_LIMITS }),
+    ...shutdownSettingsShape(10_000),
+    ...loggingSettingsShape,
+    ...databaseSettingsShape,
+    IDENTITY_URL: z
+      .url({ error: "IDENTITY_URL must be an absolute URL" })
+      .default("http://127.0.0.1:3001")
+      .describe("where the API fetches the JWKS and asks get-session"),
     // BASE_URL, JWT_ISSUER/JWT_AUDIENCE, JWKS_CACHE_MAX_AGE_MS, JWKS_COOLDOWN_MS and
-    // KEY_ACTIVATION_DELAY_MS: one definition with identity (packages/http-kit/src/shared-settings.ts).
+    // KEY_ACTIVATION_DELAY_MS: one definition with identity (packages/http-kit/src/settings/token.ts).
     ...sharedSettingsShape,
-    JWKS_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).optional(),
+    JWKS_STALE_IF_ERROR_MS: int(0).optional().meta({
+      description: "how long a key set past its max age still serves while identity is unreachable",
+      docDefault: "the verifier's",
+    }),
     MAX_HEADER_BYTES: z.coerce
       .number()
       .int()
       .min(8 * 1024)
       .max(1024 * 1024)
-      .default(DEFAULT_MAX_HEADER_BYTES),
-    PURGE_INTERVAL_MS: z.coerce
-      .number()
-      .int()
-      .min(100)
-      .default(10 * 60 * 1000),
-    SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(10_000),
-    VERIFY_CACHE: bool.default("true"),
-    CORS_ORIGINS: originList,
-    CORS_EXPOSE_AUTH_HEADER: bool.default("true"),
-    UPLOAD_DIR: z.string().min(1).default(".data/uploads"),
-    UPLOAD_MAX_BYTES: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .default(10 * MIB),
-    UPLOAD_ALLOWED_TYPES: commaList,
-    DATA_ENCRYPTION_KEY: z.string({ error: "DATA_ENCRYPTION_KEY is required" }).min(1, "DATA_ENCRYPTION_KEY is required"),
-    OPENAI_BASE_URL: z.url({ error: "OPENAI_BASE_URL must be an absolute URL" }).optional(),
-    OPENAI_API_KEY: z.string().min(1).optional(),
-    OPENAI_MODEL: z.string().min(1).default("gpt-4o-mini"),
-    OPENAI_TIMEOUT_MS: z.coerce.number().int().min(10).default(60_000),
-    MCP_OAUTH_RETURN_URL: z.url().optional(),
-    MCP_ALLOW_PRIVATE_URLS: bool.default("false"),
-    MCP_ALLOW_PRIVATE_ORIGINS: bareOriginList,
-    MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
-    MCP_MAX_RESULT_BYTES: z.coerce.number().int().min(1_024).default(MIB),
-    MCP_MAX_CALLS_PER_USER: z.coerce.number().int().min(1).default(4),
-    SSE_HEARTBEAT_MS: z.coerce.number().int().min(10).default(15_000),
-    SSE_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1).default(MIB),
-    SSE_MAX_RESUME_EVENTS: z.coerce.number().int().min(1).default(500),
-    RESUME_MAX_BYTES: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .default(16 * MIB),
-    RESUME_MAX_WAIT_MS: z.coerce.number().int().min(0).default(10_000),
-    MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).default(20),
-    MAX_SOCKETS_PER_USER: z.coerce.number().int().min(1).default(20),
-    MAX_GENERATIONS_PER_USER: z.coerce.number().int().min(1).default(3),
-    REDIS_URL: z.url({ error: "REDIS_URL must be a redis:// or rediss:// URL" }).optional(),
-    WS_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1).default(MIB),
-    EVENT_BUS_HEARTBEAT_MS: z.coerce.number().int().min(10).default(30_000),
-    EVENT_BUS_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(10).default(5_000),
-    TRUST_PROXY: trustProxySchema,
-    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+      .default(DEFAULT_MAX_HEADER_BYTES)
+      .describe("largest request head, so an oversized token gets the verifier's 401 rather than a bare 431"),
+    PURGE_INTERVAL_MS: int(100)
+      .default(10 * 60 * 1000)
+      .describe("interval of the expired MCP OAuth state purge"),
+    VERIFY_CACHE: flag.default("true").describe("cache verified tokens until they expire"),
+    CORS_ORIGINS: originList.meta({
+      description: "comma-separated origins allowed with credentials (besides the base URL's)",
+      docDefault: "`http://localhost:5173` outside production",
+    }),
+    CORS_EXPOSE_AUTH_HEADER: flag.default("true").describe("CORS exposes the `set-auth-jwt` response header to the allowed origins"),
+    UPLOAD_DIR: z.string().min(1).default(".data/uploads").describe("where uploaded files are stored (relative to the working directory)"),
+    UPLOAD_MAX_BYTES: int(1)
+      .default(10 * MIB)
+      .describe("largest upload"),
+    UPLOAD_ALLOWED_TYPES: commaList.meta({
+      description: "comma-separated media types accepted for upload (`type/*` wildcards allowed)",
+      docDefault: "images, PDF, text, Markdown, CSV, JSON",
+    }),
+    DATA_ENCRYPTION_KEY: z.string({ error: "DATA_ENCRYPTION_KEY is required" }).min(1, "DATA_ENCRYPTION_KEY is required").meta({
+      description: "encrypts stored MCP OAuth tokens; at least 32 characters in production",
+      docDefault: "`.data/secrets.json` under `pnpm start`",
+    }),
+    OPENAI_BASE_URL: z
+      .url({ error: "OPENAI_BASE_URL must be an absolute URL" })
+      .optional()
+      .describe("an OpenAI-compatible provider for text generation; unset: generation is off"),
+    OPENAI_API_KEY: z.string().min(1).optional().describe("the provider's API key"),
+    OPENAI_MODEL: z.string().min(1).default("gpt-4o-mini").describe("the model asked"),
+    OPENAI_TIMEOUT_MS: int(10).default(60_000).describe("deadline of one generation request"),
+    MCP_OAUTH_RETURN_URL: z
+      .url()
+      .optional()
+      .meta({ description: "where the MCP OAuth callback sends the browser when done", docDefault: "`BASE_URL/`" }),
+    MCP_ALLOW_PRIVATE_URLS: flag
+      .default("false")
+      .describe("development and tests only: MCP OAuth endpoints may be http and private addresses; refused in production"),
+    MCP_ALLOW_PRIVATE_ORIGINS: bareOriginList.describe(
+      "development only: comma-separated bare origins that may be http on a private address; refused in production",
+    ),
+    MCP_CALL_TIMEOUT_MS: int(100).default(30_000).describe("deadline of one MCP tool request"),
+    MCP_MAX_RESULT_BYTES: int(1_024).default(MIB).describe("largest MCP tool answer"),
+    MCP_MAX_CALLS_PER_USER: int(1).default(4).describe("MCP tool requests one user may run at once (429 beyond)"),
+    SSE_HEARTBEAT_MS: int(10).default(15_000).describe("interval of the SSE keep-alive comment"),
+    SSE_MAX_BUFFERED_BYTES: int(1).default(MIB).describe("unsent bytes an SSE response may hold before it is ended (slow reader)"),
+    SSE_MAX_RESUME_EVENTS: int(1).default(500).describe("most stored events a resume replays; deeper, the stream sends `resync`"),
+    RESUME_MAX_BYTES: int(1)
+      .default(16 * MIB)
+      .describe("bytes all catch-ups of the instance together may hold"),
+    RESUME_MAX_WAIT_MS: int(0).default(10_000).describe("how long a resume waits for room before `resync`"),
+    MAX_STREAMS_PER_USER: int(1).default(20).describe("concurrent SSE task streams of one user (429 beyond)"),
+    MAX_SOCKETS_PER_USER: int(1).default(20).describe("concurrent WebSockets of one user (429 beyond)"),
+    MAX_GENERATIONS_PER_USER: int(1).default(3).describe("concurrent generations of one user (429 beyond)"),
+    REDIS_URL: z
+      .url({ error: "REDIS_URL must be a redis:// or rediss:// URL" })
+      .optional()
+      .describe("holds the per-user counts across instances (in process when unset)"),
+    WS_MAX_BUFFERED_BYTES: int(1).default(MIB).describe("unsent bytes a WebSocket may hold before it is closed with 1013 (slow reader)"),
+    EVENT_BUS_HEARTBEAT_MS: int(10).default(30_000).describe("interval of the LISTEN connection's liveness probe"),
+    EVENT_BUS_HEARTBEAT_TIMEOUT_MS: int(10).default(5_000).describe("how long the probe's `SELECT 1` may take"),
+    TRUST_PROXY: trustProxySchema.describe("Express `trust proxy`: `true`/`false`, a hop count, or names/CIDRs"),
   })
   .superRefine((env, ctx) => {
+    refineServerLimits(env, ctx);
     refineSharedSettings(env, ctx);
     if (env.NODE_ENV === "production" && env.DATA_ENCRYPTION_KEY.length < 32) {
       ctx.addIssue({
@@ -141,6 +175,9 @@ const schema = z
       });
     }
   });
+
+/** The variables of the API for docs/configuration.md. */
+export const configVariables = describeSettings("api", schema);
 
 /** API service configuration, parsed once at start-up. */
 export interface ApiConfig {
@@ -209,6 +246,9 @@ export interface ApiConfig {
   eventBusHeartbeatTimeoutMs: number;
   trustProxy: boolean | number | string;
   logLevel: string;
+  logFormat: "json" | "pretty";
+  /** Connection caps and timeouts of the server (docs/edge-limits.md). */
+  limits: ServerLimits;
 }
 
 const strip = (url: string) => url.replace(/\/+$/, "");
@@ -265,6 +305,8 @@ export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): A
     eventBusHeartbeatTimeoutMs: env.EVENT_BUS_HEARTBEAT_TIMEOUT_MS,
     trustProxy: env.TRUST_PROXY,
     logLevel: env.LOG_LEVEL,
+    logFormat: logSettings(env).format,
+    limits: serverLimitsOf(env),
   };
 }
 

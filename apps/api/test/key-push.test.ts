@@ -1,4 +1,4 @@
-import { KEY_SET_CHANNEL } from "@app/http-kit";
+import { KEY_SET_CHANNEL } from "@app/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_BUS_APPLICATION_NAME } from "../src/events/bus.js";
 import { eventually, startTestApi, type TestApi } from "./helpers.js";

@@ -1,7 +1,16 @@
-import http, { type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { AUTH_BASE_PATH, fail } from "@app/contracts";
-import { EDGE_LIMITS, isRefusedConnection, limitConnections, redactUrl, type ServerLimits, serverOptions } from "@app/http-kit";
+import { AUTH_BASE_PATH } from "@app/contracts";
+import {
+  AppError,
+  createLimitedServer,
+  EDGE_LIMITS,
+  isRefusedConnection,
+  redactUrl,
+  type ServerLimits,
+  writeError,
+  writeUpgradeError,
+} from "@app/http-kit";
 import { createProxyMiddleware, type RequestHandler } from "http-proxy-middleware";
 import type { Logger } from "pino";
 import { devMailHostAllowed } from "./dev-mail-host.js";
@@ -82,16 +91,18 @@ function isAuthPath(url: string | undefined): boolean {
   return path === AUTH_BASE_PATH || path.startsWith(`${AUTH_BASE_PATH}/`);
 }
 
+function notFound(req: IncomingMessage, url: string): AppError {
+  return new AppError("not_found", `no route for ${req.method} ${url.split("?")[0]}`);
+}
+
 function unavailable(res: ServerResponse | Socket, logger: Logger, error: Error, req: IncomingMessage): void {
   // An upstream that answered before reading the whole body closes its side; the error that
   // follows (EPIPE while forwarding the rest) concerns a request already answered in full.
   if ("writeHead" in res && res.writableFinished) return;
   logger.warn({ err: error.message, url: redactUrl(req.url) }, "upstream unreachable");
   if ("writeHead" in res) {
-    if (!res.headersSent) {
-      res.writeHead(503, { "content-type": "application/json; charset=utf-8" });
-      res.end(JSON.stringify(fail("service_unavailable", "upstream service unavailable")));
-    } else res.destroy();
+    if (!res.headersSent) writeError(res, new AppError("service_unavailable", "upstream service unavailable", { expose: true }));
+    else res.destroy();
   } else res.destroy();
 }
 
@@ -127,57 +138,47 @@ export function createGateway(options: GatewayOptions): Server {
   // Short head and request timeouts and per-address and total connection caps: this is the edge,
   // where half-sent requests from one address must not hold every file descriptor.
   const limits = options.limits ?? EDGE_LIMITS;
-  const server = http.createServer({ maxHeaderSize: 128 * 1024, ...serverOptions(limits) }, (req, res) => {
-    if (isRefusedConnection(req.socket)) return; // already answered 503 and closing
-    const url = req.url ?? "/";
-    if (url === "/healthz" || url.startsWith("/healthz?")) {
-      // `instance`: the launcher's per-launch nonce (tools/stack/src/processes.ts), when it set one.
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ status: "ok", instance: process.env.STACK_INSTANCE_ID }));
-      return;
-    }
-    if (isAmbiguousPath(url)) {
-      res.writeHead(400, { "content-type": "application/json; charset=utf-8" });
-      res.end(JSON.stringify(fail("bad_request", "path contains empty, dot or encoded separator segments")));
-      return;
-    }
-    if (repeatsAuthorization(req)) {
-      // The proxy would forward only the first one; the API refuses such requests, so refuse here.
-      res.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": 'Bearer error="invalid_token"' });
-      res.end(JSON.stringify(fail("malformed_token", "more than one Authorization header")));
-      return;
-    }
-    dropForwardingHeaders(req);
-    const mailbox = devMail && (req.method === "GET" || req.method === "HEAD") && isDevMailPath(url) ? devMail : undefined;
-    if (mailbox && !devMailHostAllowed(req.headers.host, options.baseUrl)) {
-      res.writeHead(403, { "content-type": "application/json; charset=utf-8" });
-      res.end(JSON.stringify(fail("forbidden", "the development mailbox answers only on the base URL's host or localhost")));
-      return;
-    }
-    const route = isAuthPath(url) ? identity : isApiPath(url) ? api : mailbox;
-    if (!route) {
-      res.writeHead(404, { "content-type": "application/json; charset=utf-8" });
-      res.end(JSON.stringify(fail("not_found", `no route for ${req.method} ${url.split("?")[0]}`)));
-      return;
-    }
-    lingerAfterResponse(req, res, linger);
-    void route(req, res, (error?: unknown) => {
-      if (error) unavailable(res, logger, error as Error, req);
-    });
-  });
+  const server = createLimitedServer(
+    (req, res) => {
+      if (isRefusedConnection(req.socket)) return; // already answered 503 and closing
+      const url = req.url ?? "/";
+      if (url === "/healthz" || url.startsWith("/healthz?")) {
+        // `instance`: the launcher's per-launch nonce (tools/stack/src/processes.ts), when it set one.
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ status: "ok", instance: process.env.STACK_INSTANCE_ID }));
+        return;
+      }
+      if (isAmbiguousPath(url))
+        return writeError(res, new AppError("bad_request", "path contains empty, dot or encoded separator segments"));
+      if (repeatsAuthorization(req)) {
+        // The proxy would forward only the first one; the API refuses such requests, so refuse here.
+        const headers = { "www-authenticate": 'Bearer error="invalid_token"' };
+        return writeError(res, new AppError("malformed_token", "more than one Authorization header", { headers }));
+      }
+      dropForwardingHeaders(req);
+      const mailbox = devMail && (req.method === "GET" || req.method === "HEAD") && isDevMailPath(url) ? devMail : undefined;
+      if (mailbox && !devMailHostAllowed(req.headers.host, options.baseUrl)) {
+        return writeError(res, new AppError("forbidden", "the development mailbox answers only on the base URL's host or localhost"));
+      }
+      const route = isAuthPath(url) ? identity : isApiPath(url) ? api : mailbox;
+      if (!route) return writeError(res, notFound(req, url));
+      lingerAfterResponse(req, res, linger);
+      void route(req, res, (error?: unknown) => {
+        if (error) unavailable(res, logger, error as Error, req);
+      });
+    },
+    limits,
+    { maxHeaderSize: 128 * 1024, logger },
+  );
   server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on("error", () => socket.destroy());
     if (isRefusedConnection(socket)) return;
     const url = req.url ?? "/";
-    if (isAmbiguousPath(url) || !isApiPath(url)) {
-      socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
-      return;
-    }
+    if (isAmbiguousPath(url) || !isApiPath(url)) return writeUpgradeError(socket, notFound(req, url));
     dropForwardingHeaders(req);
     const route = isAuthPath(url) ? identity : api;
     route.upgrade?.(req, socket, head);
   });
-  limitConnections(server, limits, logger);
   return server;
 }

@@ -1,9 +1,19 @@
 import { createHash } from "node:crypto";
 import {
+  databaseSettingsShape,
+  describeSettings,
+  environmentSettingsShape,
+  flag,
   loadConfig,
+  loggingSettingsShape,
+  logSettings,
   originList,
-  portSchema,
+  refineServerLimits,
   refineSharedSettings,
+  SERVICE_LIMITS,
+  type ServerLimits,
+  serverLimitsOf,
+  serverSettingsShape,
   sharedSettingsShape,
   tokenSettings,
   trustProxySchema,
@@ -15,58 +25,74 @@ import { parseSocialProviders, type SocialProviderConfig } from "./services/oidc
 const MINUTE = 60 * 1000;
 const DAY = 24 * 60 * MINUTE;
 
+const int = (min: number) => z.coerce.number().int().min(min);
+
 // Loose: the per-provider OIDC_<ID>_* variables have names only OIDC_PROVIDERS tells.
 const schema = z
   .looseObject({
-    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-    HOST: z.string().default("127.0.0.1"),
-    PORT: portSchema.default(3001),
-    DATABASE_URL: z.string({ error: "DATABASE_URL is required" }).min(1, "DATABASE_URL is required"),
-    AUTH_SECRET: z.string({ error: "AUTH_SECRET is required" }).min(1, "AUTH_SECRET is required"),
+    ...environmentSettingsShape,
+    ...serverSettingsShape({ port: 3001, limits: SERVICE_LIMITS }),
+    ...loggingSettingsShape,
+    ...databaseSettingsShape,
+    AUTH_SECRET: z.string({ error: "AUTH_SECRET is required" }).min(1, "AUTH_SECRET is required").meta({
+      description: "encrypts the signing keys; at least 32 characters in production; changing it invalidates every JWT",
+      docDefault: "`.data/secrets.json` under `pnpm start`",
+    }),
     // BASE_URL, JWT_ISSUER/JWT_AUDIENCE, KEY_ACTIVATION_DELAY_MS and the verifiers'
     // JWKS_CACHE_MAX_AGE_MS/JWKS_COOLDOWN_MS: one definition with the API
-    // (packages/http-kit/src/shared-settings.ts), so a fresh key is never unknown to a verifier.
+    // (packages/http-kit/src/settings/token.ts), so a fresh key is never unknown to a verifier.
     ...sharedSettingsShape,
-    CORS_ORIGINS: originList,
-    CORS_EXPOSE_AUTH_HEADER: z.enum(["true", "false"]).default("true"),
+    CORS_ORIGINS: originList.meta({
+      description: "comma-separated origins allowed with credentials (besides the base URL's)",
+      docDefault: "`http://localhost:5173` outside production",
+    }),
+    CORS_EXPOSE_AUTH_HEADER: flag.default("true").describe("CORS exposes the `set-auth-jwt` response header to the allowed origins"),
     COOKIE_PREFIX: z
       .string()
       .regex(/^[\w-]+$/, "COOKIE_PREFIX may hold letters, digits, _ and -")
-      .default("identity"),
-    SESSION_TTL_DAYS: z.coerce.number().positive().max(400, "SESSION_TTL_DAYS must be at most 400").default(7),
-    TRUST_PROXY: trustProxySchema,
+      .default("identity")
+      .describe("the session cookie's name is `<prefix>.session_token`"),
+    SESSION_TTL_DAYS: z.coerce
+      .number()
+      .positive()
+      .max(400, "SESSION_TTL_DAYS must be at most 400")
+      .default(7)
+      .describe("session lifetime (slides when used in its second half)"),
+    TRUST_PROXY: trustProxySchema.describe("Express `trust proxy`: `true`/`false`, a hop count, or names/CIDRs"),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, "REDIS_URL must start with redis:// or rediss://")
-      .optional(),
-    RATE_LIMIT_REDIS_PREFIX: z.string().min(1).optional(),
-    RATE_LIMIT_IP_MAX: z.coerce.number().int().min(1).default(100),
-    RATE_LIMIT_IP_WINDOW_MS: z.coerce
-      .number()
-      .int()
-      .min(100)
-      .default(15 * MINUTE),
-    RATE_LIMIT_ACCOUNT_MAX: z.coerce.number().int().min(1).default(10),
-    RATE_LIMIT_ACCOUNT_WINDOW_MS: z.coerce
-      .number()
-      .int()
-      .min(100)
-      .default(15 * MINUTE),
-    RATE_LIMIT_ACCOUNT_DELAY_AFTER: z.coerce.number().int().min(0).default(5),
-    RATE_LIMIT_ACCOUNT_DELAY_MS: z.coerce.number().int().min(0).default(500),
-    RATE_LIMIT_ACCOUNT_DELAY_MAX_MS: z.coerce
-      .number()
-      .int()
-      .min(0)
+      .optional()
+      .describe("shares the rate limit counters of every instance (in memory per process when unset)"),
+    RATE_LIMIT_REDIS_PREFIX: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({
+        description: "key prefix of the rate limit counters in Redis",
+        docDefault: "derived from the database's host, port and name",
+      }),
+    RATE_LIMIT_IP_MAX: int(1).default(100).describe("sign-in and sign-up requests per client IP per route and window"),
+    RATE_LIMIT_IP_WINDOW_MS: int(100)
+      .default(15 * MINUTE)
+      .describe("the window of RATE_LIMIT_IP_MAX"),
+    RATE_LIMIT_ACCOUNT_MAX: int(1).default(10).describe("failed attempts per account from one client IP per window"),
+    RATE_LIMIT_ACCOUNT_WINDOW_MS: int(100)
+      .default(15 * MINUTE)
+      .describe("the window of RATE_LIMIT_ACCOUNT_MAX and of the slow-down"),
+    RATE_LIMIT_ACCOUNT_DELAY_AFTER: int(0)
+      .default(5)
+      .describe("failed attempts on an account (any address) before its attempts are slowed down"),
+    RATE_LIMIT_ACCOUNT_DELAY_MS: int(0).default(500).describe("the first slow-down delay, doubling per further failure"),
+    RATE_LIMIT_ACCOUNT_DELAY_MAX_MS: int(0)
       .max(30_000, "RATE_LIMIT_ACCOUNT_DELAY_MAX_MS must be at most 30000 (a longer wait locks the owner out in practice)")
-      .default(4_000),
-    RATE_LIMIT_MAIL_IP_MAX: z.coerce.number().int().min(1).default(20),
-    RATE_LIMIT_MAIL_ADDRESS_MAX: z.coerce.number().int().min(1).default(5),
-    RATE_LIMIT_MAIL_WINDOW_MS: z.coerce
-      .number()
-      .int()
-      .min(100)
-      .default(60 * MINUTE),
+      .default(4_000)
+      .describe("the longest slow-down delay (at most 30000)"),
+    RATE_LIMIT_MAIL_IP_MAX: int(1).default(20).describe("mail-sending requests per client IP per window"),
+    RATE_LIMIT_MAIL_ADDRESS_MAX: int(1).default(5).describe("mail-sending requests per address per window"),
+    RATE_LIMIT_MAIL_WINDOW_MS: int(100)
+      .default(60 * MINUTE)
+      .describe("the window of the mail-sending limits"),
     SMTP_URL: z
       .string()
       .optional()
@@ -74,21 +100,40 @@ const schema = z
       .superRefine((v, ctx) => {
         const problem = v === undefined ? undefined : checkSmtpUrl(v);
         if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .meta({
+        description:
+          "`smtp://` or `smtps://`, credentials in the URL; required in production while verification is on; unset: mail routes answer 503",
+        docDefault: "unset (a local catcher under `pnpm start`)",
       }),
-    MAIL_FROM: z.string().trim().min(3).max(320).optional(),
-    MAIL_BUDGET_PER_HOUR: z.coerce.number().int().min(1).default(5),
+    MAIL_FROM: z
+      .string()
+      .trim()
+      .min(3)
+      .max(320)
+      .optional()
+      .meta({ description: "the sender of every mail", docDefault: "`Accounts <no-reply@<base URL host>>`" }),
+    MAIL_BUDGET_PER_HOUR: int(1)
+      .default(5)
+      .describe("mails one address receives per hour, whatever caused them; the rest are dropped ([limits](limits.md))"),
     // No default here: unset means true in production and false elsewhere (configFrom).
-    REQUIRE_EMAIL_VERIFICATION: z.enum(["true", "false"], { error: "REQUIRE_EMAIL_VERIFICATION must be true or false" }).optional(),
-    MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).default(50),
-    KEY_ROTATION_DAYS: z.coerce.number().min(0).default(0),
-    HOUSEKEEPING_INTERVAL_MS: z.coerce
+    REQUIRE_EMAIL_VERIFICATION: z.enum(["true", "false"], { error: "REQUIRE_EMAIL_VERIFICATION must be true or false" }).optional().meta({
+      description:
+        "sign-in of an unverified user answers 403 `email_not_verified` ([accounts](accounts.md)); true in production needs `SMTP_URL`",
+      docDefault: "`true` in production, else `false`",
+    }),
+    MAX_SESSIONS_PER_USER: int(1).default(50).describe("the oldest sessions of a user beyond this many are deleted on sign-in"),
+    KEY_ROTATION_DAYS: z.coerce
       .number()
-      .int()
-      .min(100)
-      .default(10 * MINUTE),
-    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+      .min(0)
+      .default(0)
+      .describe("make a new signing key when the newest is this old (0: never; `pnpm keys:rotate` by hand)"),
+    HOUSEKEEPING_INTERVAL_MS: int(100)
+      .default(10 * MINUTE)
+      .describe("interval of session purge, key retirement and the rotation check"),
   })
   .superRefine((env, ctx) => {
+    refineServerLimits(env, ctx);
     refineSharedSettings(env, ctx);
     for (const problem of parseSocialProviders(env, env.NODE_ENV === "production").problems) {
       ctx.addIssue({ code: "custom", path: [problem.variable], message: problem.message });
@@ -106,6 +151,21 @@ const schema = z
       });
     }
   });
+
+/** The variables of identity for docs/configuration.md; the OIDC ones are read by pattern (services/oidc/config.ts). */
+export const configVariables = describeSettings("identity", schema, [
+  {
+    name: "OIDC_PROVIDERS",
+    default: "unset",
+    description: "comma-separated sign-in provider ids ([sign-in providers](sign-in-providers.md))",
+  },
+  {
+    name: "OIDC_<ID>_ISSUER / _CLIENT_ID / _CLIENT_SECRET / _SCOPES / _NAME",
+    default: "scopes `openid email profile`",
+    description: "one OpenID Connect provider, found by discovery; redirect URI `{BASE_URL}/api/auth/callback/<id>`",
+  },
+  { name: "GITHUB_CLIENT_ID / GITHUB_CLIENT_SECRET", default: "unset", description: "the GitHub preset (OAuth 2.0)" },
+]);
 
 /**
  * REQUIRE_EMAIL_VERIFICATION, true by default in production: there an unverified account gets no
@@ -154,6 +214,9 @@ export interface IdentityConfig {
   /** Interval of session purge, key retirement and the rotation check. */
   housekeepingIntervalMs: number;
   logLevel: string;
+  logFormat: "json" | "pretty";
+  /** Connection caps and timeouts of the server (docs/edge-limits.md). */
+  limits: ServerLimits;
   /** Sign-in providers (OIDC_PROVIDERS, OIDC_<ID>_*, GITHUB_*): services/oidc/config.ts. */
   socialProviders: SocialProviderConfig[];
 }
@@ -249,6 +312,8 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
     keyActivationDelayMs: env.KEY_ACTIVATION_DELAY_MS,
     housekeepingIntervalMs: env.HOUSEKEEPING_INTERVAL_MS,
     logLevel: env.LOG_LEVEL,
+    logFormat: logSettings(env).format,
+    limits: serverLimitsOf(env),
     socialProviders: parseSocialProviders(env, env.NODE_ENV === "production").providers,
   };
 }

@@ -7,7 +7,7 @@ import { startHousekeeping } from "./housekeeping.js";
 import { MailOutboxWorker } from "./services/mail-outbox-worker.js";
 
 const config = loadIdentityConfig();
-const logger = createLogger({ name: "identity", level: config.logLevel });
+const logger = createLogger({ name: "identity", level: config.logLevel, format: config.logFormat });
 const db = createDb(config.databaseUrl, { onPoolError: (err) => logger.warn({ err: err.message }, "database connection lost") });
 const mailer = config.smtpUrl ? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : undefined;
 if (!mailer) logger.warn("SMTP_URL is not set: password reset, verification and email change answer 503 mail_unavailable");
@@ -34,6 +34,7 @@ await serve(app, {
   port: config.port,
   host: config.host,
   logger,
+  limits: config.limits,
   onShutdown: async () => {
     stopHousekeeping();
     await close();

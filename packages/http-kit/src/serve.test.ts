@@ -1,7 +1,8 @@
 import http, { type Server } from "node:http";
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { addressKey, limitConnections, loadServerLimits, SERVICE_LIMITS, type ServerLimits, serverOptions } from "./serve.js";
+import { addressKey, limitConnections, serverOptions } from "./connections.js";
+import { loadServerLimits, SERVICE_LIMITS, type ServerLimits } from "./settings/server.js";
 
 const servers: Server[] = [];
 const sockets: net.Socket[] = [];

@@ -1,5 +1,5 @@
 import type { Verifier } from "@app/auth-verify";
-import { KEY_SET_CHANNEL, keySetEventSchema } from "@app/http-kit";
+import { KEY_SET_CHANNEL, keySetEventSchema } from "@app/contracts";
 import type { Logger } from "pino";
 
 /** Retries of a refresh that failed after an announcement (backoff doubling up to `maxDelayMs`). */

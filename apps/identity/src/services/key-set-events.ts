@@ -1,4 +1,4 @@
-import { KEY_SET_CHANNEL, KEY_SET_EVENT_MAX_KIDS, type KeySetEvent } from "@app/http-kit";
+import { KEY_SET_CHANNEL, KEY_SET_EVENT_MAX_KIDS, type KeySetEvent } from "@app/contracts";
 
 /** What can send a statement: the Prisma client or a transaction client. */
 export interface RawExecutor {

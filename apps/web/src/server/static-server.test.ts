@@ -48,7 +48,9 @@ describe("the web app's static server", () => {
     expect(asset.headers.get("cache-control")).toContain("immutable");
     expect(asset.headers.get("content-type")).toContain("text/javascript");
     expect((await fetch(`${base}/tasks/123`)).status).toBe(200);
-    expect((await fetch(`${base}/missing.js`)).status).toBe(404);
+    const missing = await fetch(`${base}/missing.js`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ ok: false, error: { code: "not_found", message: "not found" } });
   });
 
   it("never serves a file outside its root and refuses other methods", async () => {
@@ -64,6 +66,8 @@ describe("the web app's static server", () => {
     expect(resolveFile(dir, "/a%00b")).toBeUndefined();
     const post = await fetch(`${base}/`, { method: "POST" });
     expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+    expect(((await post.json()) as { error: { code: string } }).error.code).toBe("method_not_allowed");
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
   });
 

@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import path from "node:path";
+import { AppError, writeError } from "@app/http-kit";
 
 /** Options of {@link createStaticServer}. */
 export interface StaticServerOptions {
@@ -63,6 +64,8 @@ export function configScript(apiBaseUrl: string, sessionRecheckSeconds?: number)
   return `window.__CONFIG__ = ${json};\n`;
 }
 
+const NOT_BUILT = new AppError("service_unavailable", "the web app is not built: run pnpm build", { expose: true });
+
 /** Maps a URL path to a file under `root`, or undefined when it would leave it or is malformed. */
 export function resolveFile(root: string, urlPath: string): string | undefined {
   let decoded: string;
@@ -90,29 +93,29 @@ function send(res: ServerResponse, status: number, type: string, body: string, e
 }
 
 /**
- * The web app's own origin: serves the built files (hashed `/assets/*` cached for a year,
+ * The request handler of the web app's own origin (serve.ts listens with it): serves the built files (hashed `/assets/*` cached for a year,
  * everything else revalidated), answers `/config.js` with the run-time settings and
  * `/healthz`, and falls back to `index.html` for extension-less paths. GET and HEAD only.
  */
-export function createStaticServer(options: StaticServerOptions): http.Server {
+export function staticHandler(options: StaticServerOptions): http.RequestListener {
   const root = path.resolve(options.root);
   const headers = securityHeaders(options.apiBaseUrl);
   const config = configScript(options.apiBaseUrl, options.sessionRecheckSeconds);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     if (req.method !== "GET" && req.method !== "HEAD")
-      return send(res, 405, "text/plain; charset=utf-8", "method not allowed\n", { allow: "GET, HEAD" });
+      return writeError(res, new AppError("method_not_allowed", "method not allowed", { headers: { allow: "GET, HEAD" } }));
     const urlPath = new URL(req.url ?? "/", "http://web.invalid").pathname;
     // `instance`: the launcher's per-launch nonce (tools/stack/src/processes.ts), when it set one.
     if (urlPath === "/healthz")
       return send(res, 200, "application/json", JSON.stringify({ status: "ok", instance: process.env.STACK_INSTANCE_ID }));
     if (urlPath === "/config.js") return send(res, 200, TYPES[".js"] ?? "", config, { "cache-control": "no-store" });
     let file = resolveFile(root, urlPath === "/" ? "/index.html" : urlPath);
-    if (!file) return send(res, 400, "text/plain; charset=utf-8", "bad path\n");
+    if (!file) return writeError(res, new AppError("bad_request", "bad path"));
     if (!(await isFile(file))) {
-      if (path.extname(urlPath)) return send(res, 404, "text/plain; charset=utf-8", "not found\n");
+      if (path.extname(urlPath)) return writeError(res, new AppError("not_found", "not found"));
       file = path.join(root, "index.html");
-      if (!(await isFile(file))) return send(res, 503, "text/plain; charset=utf-8", "the web app is not built: run pnpm build\n");
+      if (!(await isFile(file))) return writeError(res, NOT_BUILT);
     }
     const info = await stat(file);
     res.writeHead(200, {
@@ -125,10 +128,15 @@ export function createStaticServer(options: StaticServerOptions): http.Server {
       .on("error", () => res.destroy())
       .pipe(res);
   };
-  return http.createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) send(res, 500, "text/plain; charset=utf-8", "internal error\n");
+  return (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) writeError(res, new AppError("internal_error", "internal error", { cause: error }));
       else res.destroy();
     });
-  });
+  };
+}
+
+/** A server of {@link staticHandler} without limits, for tests. */
+export function createStaticServer(options: StaticServerOptions): http.Server {
+  return http.createServer(staticHandler(options));
 }

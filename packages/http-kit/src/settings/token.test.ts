@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { KEY_SET_EVENT_MAX_KIDS, keySetEventSchema, refineSharedSettings, sharedSettingsShape, tokenSettings } from "./shared-settings.js";
+import { refineSharedSettings, sharedSettingsShape, tokenSettings } from "./token.js";
 
 const schema = z.object({ NODE_ENV: z.string().default("test"), ...sharedSettingsShape }).superRefine(refineSharedSettings);
 const messages = (env: Record<string, string>) => {
@@ -33,11 +33,5 @@ describe("shared settings", () => {
       audience: "https://a.example.com",
     });
     expect(tokenSettings({ JWT_ISSUER: "i", JWT_AUDIENCE: "a" })).toEqual({ baseUrl: "http://localhost:3000", issuer: "i", audience: "a" });
-  });
-
-  it("bounds a key set event: known event names, kids only", () => {
-    expect(keySetEventSchema.parse({ event: "rotated", kids: ["k1"] })).toEqual({ event: "rotated", kids: ["k1"] });
-    expect(keySetEventSchema.safeParse({ event: "deleted", kids: [] }).success).toBe(false);
-    expect(keySetEventSchema.safeParse({ event: "created", kids: Array(KEY_SET_EVENT_MAX_KIDS + 1).fill("k") }).success).toBe(false);
   });
 });

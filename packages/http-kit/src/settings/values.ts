@@ -1,16 +1,6 @@
 import { z } from "zod";
 
-/**
- * Parses the environment once at start-up. On failure it prints one clear line per problem
- * (naming the variable, never its value) and exits with status 78 (configuration error).
- */
-export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env, name = "service"): z.output<S> {
-  const result = schema.safeParse(env);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((i) => `  - ${i.path.join(".") || "(env)"}: ${i.message}`);
-  process.stderr.write(`${name}: invalid configuration\n${lines.join("\n")}\n`);
-  process.exit(78);
-}
+/** Value types shared by the settings fragments and the services' own variables. */
 
 /** A comma-separated list variable, trimmed, empty entries dropped. */
 export const commaList = z
@@ -55,3 +45,6 @@ export const trustProxySchema = z
     if (/^\d+$/.test(value)) return Number(value);
     return value;
   });
+
+/** A `true`/`false` flag, kept as the string the services compare. */
+export const flag = z.enum(["true", "false"]);

@@ -3,10 +3,10 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from "no
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { politeDrain } from "@app/http-kit";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
-import { politeDrain } from "./drain.js";
 import { createGateway } from "./gateway.js";
 
 /** The built gateway (run `pnpm turbo run build --filter=@app/gateway...` first). */

@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * Settings both services read (apps/identity/src/config.ts and apps/api/src/config.ts), parsed by
- * one schema so an operator sets each once for the whole deployment and the two services cannot
+ * The token settings both services read (apps/identity/src/config.ts and apps/api/src/config.ts),
+ * one fragment so an operator sets each once for the whole deployment and the two services cannot
  * disagree about defaults or rules.
  */
 
@@ -21,14 +21,41 @@ export const DEFAULT_BASE_URL = "http://localhost:3000";
 
 const claim = (name: string) => z.string().trim().min(1, `${name} must not be empty (leave it unset to use BASE_URL)`).optional();
 
-/** The shared variables, to spread into each service's `z.object({...})`. */
+/** The public base URL, also read by the gateway (the host its development mailbox answers on). */
+export const baseUrlSetting = z.url({ error: "BASE_URL must be an absolute URL" }).optional().meta({
+  description: "public base URL (the gateway's); JWT `iss` and `aud`; https makes cookies `Secure`; mailed links; required in production",
+  docDefault: "`http://localhost:3000`",
+});
+
+/** The shared token variables, to spread into each service's `z.object({...})`. */
 export const sharedSettingsShape = {
-  BASE_URL: z.url({ error: "BASE_URL must be an absolute URL" }).optional(),
-  JWT_ISSUER: claim("JWT_ISSUER"),
-  JWT_AUDIENCE: claim("JWT_AUDIENCE"),
-  JWKS_CACHE_MAX_AGE_MS: z.coerce.number().int().min(1).default(DEFAULT_JWKS_CACHE_MAX_AGE_MS),
-  JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(DEFAULT_JWKS_COOLDOWN_MS),
-  KEY_ACTIVATION_DELAY_MS: z.coerce.number().int().min(0).default(DEFAULT_KEY_ACTIVATION_DELAY_MS),
+  BASE_URL: baseUrlSetting,
+  JWT_ISSUER: claim("JWT_ISSUER").meta({
+    description: "the JWT's `iss`, signed by identity and required by the API",
+    docDefault: "`BASE_URL`",
+  }),
+  JWT_AUDIENCE: claim("JWT_AUDIENCE").meta({
+    description: "the JWT's `aud`, signed by identity and required by the API",
+    docDefault: "`BASE_URL`",
+  }),
+  JWKS_CACHE_MAX_AGE_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(DEFAULT_JWKS_CACHE_MAX_AGE_MS)
+    .describe("the verifiers' key set cache max age (contract value)"),
+  JWKS_COOLDOWN_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(DEFAULT_JWKS_COOLDOWN_MS)
+    .describe("the verifiers' refetch cooldown for an unknown `kid` (contract value)"),
+  KEY_ACTIVATION_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(DEFAULT_KEY_ACTIVATION_DELAY_MS)
+    .describe("a new key is published this long before it signs; at least max age + cooldown, or neither service starts"),
 };
 
 /** The parsed shared variables (and NODE_ENV, which the rules read). */
@@ -69,16 +96,3 @@ export function tokenSettings(env: Pick<SharedSettingsEnv, "BASE_URL" | "JWT_ISS
   const baseUrl = (env.BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
   return { baseUrl, issuer: env.JWT_ISSUER ?? baseUrl, audience: env.JWT_AUDIENCE ?? baseUrl };
 }
-
-/** PostgreSQL NOTIFY channel on which identity announces key set changes (docs/key-set-events.md). */
-export const KEY_SET_CHANNEL = "auth_key_set";
-
-/** Most kids one key set event lists (a NOTIFY payload must stay under 8000 bytes). */
-export const KEY_SET_EVENT_MAX_KIDS = 100;
-
-/** The payload of a {@link KEY_SET_CHANNEL} notification: what changed, never key material. */
-export const keySetEventSchema = z.object({
-  event: z.enum(["created", "retired", "rotated"]),
-  kids: z.array(z.string()).max(KEY_SET_EVENT_MAX_KIDS),
-});
-export type KeySetEvent = z.infer<typeof keySetEventSchema>;
