@@ -1,6 +1,6 @@
+import { KEY_SET_CHANNEL, type KeySetEvent, keySetEventSchema } from "@app/contracts";
 import type { Db } from "@app/db";
 import { createTestDatabase, type TestDatabase } from "@app/db/testing";
-import { KEY_SET_CHANNEL, type KeySetEvent, keySetEventSchema } from "@app/contracts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_KEY_ACTIVATION_DELAY_MS, ROTATION_SKEW_MS } from "../src/services/key-set.js";
 import { keySetPayload } from "../src/services/key-set-events.js";
