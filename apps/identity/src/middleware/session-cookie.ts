@@ -1,5 +1,5 @@
 import { AppError } from "@app/http-kit";
-import type { CookieOptions, Request, RequestHandler, Response } from "express";
+import type { CookieOptions, Request, Response } from "express";
 import type { ActiveSession, Sessions } from "../services/sessions.js";
 
 /** How the session cookie is written. */
@@ -35,14 +35,17 @@ export function readSessionCookie(req: Request, settings: CookieSettings): strin
 const RESOLVED = "identity.resolvedSession";
 
 /**
- * Looks the request's session up ahead of its route, so that a limit can count per user
- * (middleware/rate-limits.ts, password checks); {@link requireSession} then uses the same lookup.
+ * Looks the request's session up ahead of its route's handler (the `session` guard,
+ * middleware/guards.ts), so that a limit can count per user (middleware/rate-limits.ts, password
+ * checks); {@link requireSession} then uses the same lookup.
  */
-export function resolveSession(sessions: Pick<Sessions, "validate">, settings: CookieSettings): RequestHandler {
-  return async (req, res, next) => {
-    res.locals[RESOLVED] = { active: await sessions.validate(readSessionCookie(req, settings)) };
-    next();
-  };
+export async function resolveSession(
+  sessions: Pick<Sessions, "validate">,
+  settings: CookieSettings,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  res.locals[RESOLVED] = { active: await sessions.validate(readSessionCookie(req, settings)) };
 }
 
 /** The user of the session {@link resolveSession} found for this request, if any. */

@@ -1,94 +1,146 @@
-import { SET_AUTH_JWT_HEADER, signInBody, signUpBody } from "@app/contracts";
-import type { Session } from "@app/db";
-import { AppError, parseOrThrow } from "@app/http-kit";
-import { type Request, type Response, Router } from "express";
+import {
+  AUTH_BASE_PATH,
+  getSessionResponse,
+  jwksResponse,
+  SET_AUTH_JWT_HEADER,
+  type SessionResponse,
+  sessionResponse,
+  signInBody,
+  signOutResponse,
+  signUpBody,
+  signUpResponse,
+} from "@app/contracts";
+import { type AnyRoute, AppError, defineRoute } from "@app/http-kit";
+import type { Request, Response } from "express";
+import type { IdentityGuards } from "../middleware/guards.js";
 import { type CookieSettings, clearSessionCookie, readSessionCookie, setSessionCookie } from "../middleware/session-cookie.js";
 import type { IdentityService } from "../services/identity.js";
-import type { SignUpUser, VerifiedSignUp } from "../services/verified-sign-up.js";
+import type { VerifiedSignUp } from "../services/verified-sign-up.js";
+import { publicSession, publicUser, requestMeta } from "../views/public.js";
 
-/** The public JSON view of a user. */
-export function publicUser(user: SignUpUser) {
-  return {
-    id: user.id,
-    email: user.email,
-    name: user.name,
-    emailVerified: user.emailVerified,
-    image: user.image,
-    createdAt: user.createdAt.toISOString(),
-    updatedAt: user.updatedAt.toISOString(),
-  };
-}
-
-/** The public JSON view of a session (never its secret). */
-export function publicSession(session: Session) {
-  return { id: session.id, userId: session.userId, expiresAt: session.expiresAt.toISOString(), createdAt: session.createdAt.toISOString() };
-}
-
-export function meta(req: Request) {
-  return { ipAddress: req.ip, userAgent: req.get("user-agent") };
-}
+const TAG = "session";
 
 /**
- * The identity area's routes, mounted at /api/auth. Each one parses, calls the service and
- * responds. Sign-in and sign-up set the session cookie and never carry a JWT; get-session is
+ * The identity area's session routes under /api/auth, on better-auth's wire (plain JSON, no
+ * envelope). Sign-in and sign-up set the session cookie and never carry a JWT; get-session is
  * the only response with `set-auth-jwt`. With `verifiedSignUp` (REQUIRE_EMAIL_VERIFICATION),
  * sign-up signs nobody in and answers better-auth's `{ token: null, user }` for new and taken
- * addresses alike; without it a taken address answers 409 `email_taken` (docs/accounts.md).
+ * addresses alike, and counts as mail per address; without it a taken address answers 409
+ * `email_taken` (docs/accounts.md).
  */
-export function authRoutes(service: IdentityService, cookie: CookieSettings, verifiedSignUp?: VerifiedSignUp): Router {
-  const router = Router();
+export function authRoutes(
+  service: IdentityService,
+  guards: IdentityGuards,
+  cookie: CookieSettings,
+  verifiedSignUp?: VerifiedSignUp,
+): AnyRoute[] {
+  const { limits } = guards;
 
-  router.post("/sign-up/email", async (req, res) => {
-    const body = parseOrThrow(signUpBody, req.body);
-    if (verifiedSignUp) {
-      const user = await verifiedSignUp.signUp(body);
-      res.status(200).json({ token: null, user: publicUser(user) });
-      return;
-    }
-    const { token, session, user } = await service.signUp(body, meta(req));
-    setSessionCookie(res, cookie, token, session.expiresAt);
-    res.status(200).json({ session: publicSession(session), user: publicUser(user) });
-  });
-
-  router.post("/sign-in/email", async (req, res) => {
-    const body = parseOrThrow(signInBody, req.body);
-    const { token, session, user } = await service.signIn(body, meta(req));
-    setSessionCookie(res, cookie, token, body.rememberMe === false ? undefined : session.expiresAt);
-    res.status(200).json({ session: publicSession(session), user: publicUser(user) });
-  });
-
-  const getSession = async (req: Request, res: Response) => {
+  /** The session of the request with a fresh JWT, or undefined (its stale cookie cleared). */
+  const currentSession = async (req: Request, res: Response): Promise<SessionResponse | undefined> => {
     const token = readSessionCookie(req, cookie);
     const result = await service.getSession(token);
     if (!result) {
       if (token !== undefined) clearSessionCookie(res, cookie);
-      // GET answers as better-auth does (200, null: its client reads "signed out"); POST, the
-      // contract's step 2, answers 401 (packages/client and the API's cookie path rely on it).
-      if (req.method === "GET") {
-        res.status(200).json(null);
-        return;
-      }
-      throw new AppError("unauthorized", "no valid session: sign in first");
+      return undefined;
     }
     if (result.renewedToken) setSessionCookie(res, cookie, result.renewedToken, result.session.expiresAt);
     res.setHeader("cache-control", "no-store");
     res.setHeader(SET_AUTH_JWT_HEADER, result.jwt);
-    res.status(200).json({ session: publicSession(result.session), user: publicUser(result.user) });
+    return { session: publicSession(result.session), user: publicUser(result.user) };
   };
-  router.get("/get-session", getSession);
-  router.post("/get-session", getSession);
 
-  router.post("/sign-out", async (req, res) => {
-    await service.signOut(readSessionCookie(req, cookie));
-    clearSessionCookie(res, cookie);
-    res.status(200).json({ success: true });
-  });
-
-  router.get("/jwks", async (_req, res) => {
-    const keys = await service.publicKeys();
-    res.setHeader("cache-control", "public, max-age=600");
-    res.status(200).json({ keys });
-  });
-
-  return router;
+  return [
+    defineRoute({
+      method: "post",
+      path: `${AUTH_BASE_PATH}/sign-up/email`,
+      tag: TAG,
+      summary: "Create an account with email and password",
+      body: signUpBody,
+      response: signUpResponse,
+      reply: "json",
+      guards: [
+        limits.signUpPerIp,
+        guards.body,
+        limits.signUpPerAccount,
+        ...(verifiedSignUp ? [limits.mailPerAddress] : []),
+        guards.passwordQueue,
+      ],
+      handler: async ({ body, req, res }) => {
+        if (verifiedSignUp) return { token: null, user: publicUser(await verifiedSignUp.signUp(body)) };
+        const { token, session, user } = await service.signUp(body, requestMeta(req));
+        setSessionCookie(res, cookie, token, session.expiresAt);
+        return { session: publicSession(session), user: publicUser(user) };
+      },
+    }),
+    defineRoute({
+      method: "post",
+      path: `${AUTH_BASE_PATH}/sign-in/email`,
+      tag: TAG,
+      summary: "Sign in with email and password (sets the session cookie)",
+      body: signInBody,
+      response: sessionResponse,
+      reply: "json",
+      guards: [limits.signInPerIp, guards.body, limits.signInPerAccount, guards.passwordQueue],
+      handler: async ({ body, req, res }) => {
+        const { token, session, user } = await service.signIn(body, requestMeta(req));
+        setSessionCookie(res, cookie, token, body.rememberMe === false ? undefined : session.expiresAt);
+        return { session: publicSession(session), user: publicUser(user) };
+      },
+    }),
+    // GET answers as better-auth does (200, null: its client reads "signed out"); POST, the
+    // contract's step 2, answers 401 (packages/client and the API's cookie path rely on it).
+    defineRoute({
+      method: "get",
+      path: `${AUTH_BASE_PATH}/get-session`,
+      tag: TAG,
+      summary: "The session and a fresh JWT in set-auth-jwt, or null when signed out",
+      response: getSessionResponse,
+      reply: "json",
+      guards: [guards.sessionCookies],
+      handler: async ({ req, res }) => (await currentSession(req, res)) ?? null,
+    }),
+    defineRoute({
+      method: "post",
+      path: `${AUTH_BASE_PATH}/get-session`,
+      tag: TAG,
+      summary: "The session and a fresh JWT in set-auth-jwt; 401 when signed out",
+      response: sessionResponse,
+      reply: "json",
+      guards: [guards.body, guards.sessionCookies],
+      handler: async ({ req, res }) => {
+        const current = await currentSession(req, res);
+        if (!current) throw new AppError("unauthorized", "no valid session: sign in first");
+        return current;
+      },
+    }),
+    defineRoute({
+      method: "post",
+      path: `${AUTH_BASE_PATH}/sign-out`,
+      tag: TAG,
+      summary: "End the session and clear its cookie",
+      response: signOutResponse,
+      reply: "json",
+      guards: [guards.body, guards.sessionCookies],
+      handler: async ({ req, res }) => {
+        await service.signOut(readSessionCookie(req, cookie));
+        clearSessionCookie(res, cookie);
+        return { success: true as const };
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: `${AUTH_BASE_PATH}/jwks`,
+      tag: TAG,
+      summary: "The public keys that verify identity's JWTs",
+      response: jwksResponse,
+      reply: "json",
+      handler: async ({ res }) => {
+        const keys = await service.publicKeys();
+        res.setHeader("cache-control", "public, max-age=600");
+        // Plain objects: the contract's JWK is open to members a future key type adds.
+        return { keys: keys.map((key) => ({ ...key })) };
+      },
+    }),
+  ];
 }

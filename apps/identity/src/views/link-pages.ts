@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Response } from "express";
 import type { FoundToken } from "../services/mail-tokens.js";
 
-// The one-click pages of mailed links (routes/account-routes.ts): a GET of a link changes nothing
+// The one-click pages of mailed links (routes/mailed-links.ts): a GET of a link changes nothing
 // (a mail scanner's prefetch is a GET), so the page asks for the click that POSTs it. The page is
 // served by identity itself, from the link's own origin, with a policy of its own: its inline
 // script and style by hash, forms and fetches to this origin only, and a referrer policy that
@@ -97,7 +97,7 @@ ${formHtml}${page.link ? `<p><a class="button" id="continue" href="${escapeHtml(
 /**
  * The confirmation page of a link GET verify-email found. Its form posts the token (and the
  * callback) back to this path, relative, so it works on whatever origin serves identity. Without
- * a callback the click may lead to the reset page at `home` (routes/account-routes.ts).
+ * a callback the click may lead to the reset page at `home` (routes/mailed-links.ts).
  */
 export function confirmationPage(
   res: Response,

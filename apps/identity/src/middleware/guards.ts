@@ -1,0 +1,86 @@
+import { aroundGuard, type Guard, guard, jsonBodyGuard, middlewareGuard } from "@app/http-kit";
+import cookieParser from "cookie-parser";
+import type { Response } from "express";
+import { passwordQueue } from "../services/password-queue.js";
+import type { ActiveSession, Sessions } from "../services/sessions.js";
+import { clientKey, type RateLimits } from "./rate-limits.js";
+import { type CookieSettings, requireSession, resolveSession } from "./session-cookie.js";
+
+/** Largest credential body; larger answers 413 before parsing. */
+export const JSON_BODY_LIMIT = "16kb";
+
+/** The OpenAPI security scheme of the session cookie (apps/identity/src/routes/openapi.ts). */
+export const SESSION_COOKIE_SCHEME = "sessionCookie";
+
+/**
+ * The guards identity's routes put in order on themselves (routes/*.ts): limits per IP before
+ * the body, the body, limits per account or address after it, cookies, the password queue, the
+ * session, limits per user after it.
+ */
+export interface IdentityGuards {
+  /** The JSON body (415/413/400), at most {@link JSON_BODY_LIMIT}. */
+  body: Guard;
+  /** Parses the Cookie header (cookie-parser) for a route that reads a cookie. */
+  cookies: Guard;
+  /** {@link cookies} on a route that reads the session cookie when there is one (documented as its security). */
+  sessionCookies: Guard;
+  /** Queues the route's password work as its client's (services/password-queue.ts). */
+  passwordQueue: Guard;
+  /** Looks the session up ahead of a per-user limit (middleware/session-cookie.ts `resolveSession`). */
+  session: Guard;
+  /** 401 without a live session; the handler reads it with {@link signedInUser}. */
+  signedIn: Guard;
+  limits: {
+    signInPerIp: Guard;
+    signInPerAccount: Guard;
+    signUpPerIp: Guard;
+    signUpPerAccount: Guard;
+    mailPerIp: Guard;
+    mailPerAddress: Guard;
+    resetPasswordPerIp: Guard;
+    passwordPerIp: Guard;
+    passwordPerUser: Guard;
+  };
+}
+
+/** Where {@link IdentityGuards.signedIn} keeps the request's session for its handler. */
+const SIGNED_IN = "identity.signedIn";
+
+/** The live session of a route behind {@link IdentityGuards.signedIn}. */
+export function signedInUser(res: Response): ActiveSession {
+  const active = res.locals[SIGNED_IN] as ActiveSession | undefined;
+  if (!active) throw new Error("route reads the session without the signedIn guard");
+  return active;
+}
+
+/** Builds the guards from the app's limiters, sessions and cookie settings. */
+export function identityGuards(rateLimits: RateLimits, sessions: Pick<Sessions, "validate">, cookie: CookieSettings): IdentityGuards {
+  const parseCookies = cookieParser();
+  const limit = (name: string, handlers: Parameters<typeof middlewareGuard>[1]) => middlewareGuard(`rateLimit(${name})`, handlers);
+  return {
+    body: jsonBodyGuard({ limit: JSON_BODY_LIMIT }),
+    cookies: middlewareGuard("cookies", parseCookies),
+    sessionCookies: middlewareGuard("cookies", parseCookies, { security: SESSION_COOKIE_SCHEME }),
+    // Password work of this request waits in the queue of its client's address.
+    passwordQueue: aroundGuard("passwordQueue", (req, _res, rest) => passwordQueue.asClient(clientKey(req), rest)),
+    session: guard("session", (req, res) => resolveSession(sessions, cookie, req, res), { security: SESSION_COOKIE_SCHEME }),
+    signedIn: guard(
+      "signedIn",
+      async (req, res) => {
+        res.locals[SIGNED_IN] = await requireSession(sessions, cookie, req, res);
+      },
+      { security: SESSION_COOKIE_SCHEME },
+    ),
+    limits: {
+      signInPerIp: limit("signIn-ip", rateLimits.signIn.perIp),
+      signInPerAccount: limit("signIn-account", rateLimits.signIn.perAccount),
+      signUpPerIp: limit("signUp-ip", rateLimits.signUp.perIp),
+      signUpPerAccount: limit("signUp-account", rateLimits.signUp.perAccount),
+      mailPerIp: limit("mail-ip", rateLimits.mail.perIp),
+      mailPerAddress: limit("mail-address", rateLimits.mail.perAddress),
+      resetPasswordPerIp: limit("resetPassword-ip", rateLimits.resetPassword.perIp),
+      passwordPerIp: limit("passwordCheck-ip", rateLimits.passwordChecks.perIp),
+      passwordPerUser: limit("passwordCheck-user", rateLimits.passwordChecks.perUser),
+    },
+  };
+}
