@@ -2,14 +2,16 @@ import type { Server } from "node:http";
 import { createVerifier, type Verifier } from "@app/auth-verify";
 import { NEXT_CURSOR_HEADER } from "@app/contracts";
 import { type Db, isDatabaseUnavailable, isInvalidInput, Prisma } from "@app/db";
-import { AppError, corsPolicy, errorHandler, notFoundHandler, requestLogging, securityHeaders } from "@app/http-kit";
+import { AppError, errorHandler, notFoundHandler, RouteTable, requestLogging, securityHeaders } from "@app/http-kit";
 import { SecretBox } from "@app/secret-box";
-import express, { type Express, Router } from "express";
+import express, { type Express } from "express";
 import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
 import type { ApiConfig } from "./config.js";
 import { createAuthenticate } from "./entry/authenticate.js";
+import { bearer } from "./entry/bearer.js";
 import { cookieSession } from "./entry/cookie-session.js";
+import { apiCors } from "./entry/cors.js";
 import { wsUpgradeHandler } from "./entry/ws-upgrade.js";
 import { EventBus } from "./events/bus.js";
 import { keySetPush } from "./events/key-set-push.js";
@@ -19,11 +21,9 @@ import { connectCapsRedis } from "./lib/caps-redis.js";
 import { createExpiryScheduler, type ExpiryScheduler } from "./lib/expiry.js";
 import { nonceCookie } from "./lib/oauth-nonce-cookie.js";
 import { OutboundUrlPolicy, type ResolveAll } from "./lib/outbound-url.js";
-import { ApiRoutes, RouteRegistry } from "./lib/registry.js";
 import { ResumeBudget } from "./lib/resume-budget.js";
 import { UserCaps } from "./lib/user-caps.js";
 import { McpToolsService } from "./mcp/tools.js";
-import { exposeHeaders } from "./middleware/expose-headers.js";
 import { adminRoutes } from "./routes/admin.js";
 import { generateRoutes } from "./routes/generate.js";
 import { healthRoutes } from "./routes/health.js";
@@ -78,7 +78,8 @@ export interface ApiApp {
   ws: WsHub;
   /** Per-user caps on concurrent streams, sockets and generations. */
   caps: UserCaps;
-  registry: RouteRegistry;
+  /** Every route of the API, declared once (OpenAPI document, response checks and coverage under tests). */
+  routes: RouteTable;
   /** Handles `GET /api/ws?token=` upgrades on an HTTP server. */
   attachWebSocket(server: Server): void;
   /** The MCP OAuth flow (its expired states are purged on a schedule). */
@@ -131,9 +132,10 @@ function textProviderFrom(config: ApiConfig, doFetch: typeof fetch | undefined):
 }
 
 /**
- * Builds the API (never listens). Order: request context + logging, health, CORS, routes (each
- * declares its own entry: JSON route, stream-auth middleware, or the cookie exception), 404,
- * errors. Body parsing happens inside each route after authentication.
+ * Builds the API (never listens). Order: request context + logging, health, CORS, the route
+ * table (each route orders its own guards: bearer, or the session cookie of the MCP authorize
+ * route; then role, body readers, stream context), 404, errors. A body is read only by a guard
+ * placed after authentication.
  */
 export function createApp(deps: ApiDeps): ApiApp {
   const { config, db, logger } = deps;
@@ -200,27 +202,28 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.use(healthRoutes(db, bus));
   app.use(
     "/api",
-    corsPolicy({ origins: config.corsOrigins, exposeAuthHeader: config.exposeAuthHeader }),
-    exposeHeaders([NEXT_CURSOR_HEADER, "link"]),
+    apiCors({ origins: config.corsOrigins, exposeAuthHeader: config.exposeAuthHeader, expose: [NEXT_CURSOR_HEADER, "link"] }),
   );
 
-  const registry = new RouteRegistry();
-  const api = new ApiRoutes(Router(), registry, authenticate);
-  meRoutes(api);
+  const signedIn = bearer(authenticate);
   const maxResumeEvents = config.sseMaxResumeEvents;
-  taskRoutes(api, { tasks, bus, sse, store, authenticate, upload: uploadLimits, maxResumeEvents, logger, caps, resume });
-  projectRoutes(api, new ProjectsService(prisma));
-  agentRoutes(api, new AgentsService(prisma));
-  chatRoutes(api, new ChatsService(prisma));
-  mcpServerRoutes(api, mcpServers);
-  mcpToolRoutes(api, new McpToolsService(mcpServers, oauth, { ...config.mcpTools, resolve: (url) => policy.resolve(url), logger }));
-  uploadRoutes(api, { uploads: new UploadsService(prisma, store), authenticate, limits: uploadLimits });
-  generateRoutes(api, { provider: deps.textProvider ?? textProviderFrom(config, deps.fetch), sse, authenticate, logger, caps });
-  const cookieAuth = cookieSession({ getSessionUrl: config.getSessionUrl, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
-  mcpOAuthRoutes(api, { oauth, cookieAuth, returnUrl: config.mcpReturnUrl, nonceCookie: nonceCookie(config.baseUrl), logger });
-  adminRoutes(api, { roles, authenticate });
-  app.use(openApiRoutes(registry, config.baseUrl));
-  app.use(api.router);
+  const session = cookieSession({ getSessionUrl: config.getSessionUrl, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+  const tools = new McpToolsService(mcpServers, oauth, { ...config.mcpTools, resolve: (url) => policy.resolve(url), logger });
+  const routes = new RouteTable().add(
+    ...meRoutes(signedIn),
+    ...taskRoutes(signedIn, { tasks, bus, sse, store, upload: uploadLimits, maxResumeEvents, logger, caps, resume }),
+    ...projectRoutes(signedIn, new ProjectsService(prisma)),
+    ...agentRoutes(signedIn, new AgentsService(prisma)),
+    ...chatRoutes(signedIn, new ChatsService(prisma)),
+    ...mcpServerRoutes(signedIn, mcpServers),
+    ...mcpToolRoutes(signedIn, tools),
+    ...uploadRoutes(signedIn, { uploads: new UploadsService(prisma, store), limits: uploadLimits }),
+    ...generateRoutes(signedIn, { provider: deps.textProvider ?? textProviderFrom(config, deps.fetch), sse, logger, caps }),
+    ...mcpOAuthRoutes({ oauth, session, returnUrl: config.mcpReturnUrl, nonceCookie: nonceCookie(config.baseUrl), logger }),
+    ...adminRoutes(signedIn, roles),
+  );
+  app.use(openApiRoutes(routes, config.baseUrl));
+  app.use(routes.router());
   app.use(notFoundHandler());
   app.use(errorHandler({ logger, classify }));
 
@@ -238,7 +241,7 @@ export function createApp(deps: ApiDeps): ApiApp {
     sse,
     ws,
     caps,
-    registry,
+    routes,
     oauth,
     deletions,
     sweepUploads: () => sweep("now"),

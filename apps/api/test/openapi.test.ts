@@ -10,7 +10,7 @@ afterAll(async () => {
 });
 
 describe("GET /api/openapi.json", () => {
-  it("serves an OpenAPI 3.1 document generated from the registry and the contracts schemas", async () => {
+  it("serves an OpenAPI 3.1 document generated from the route table and the contracts schemas", async () => {
     const res = await fetch(`${t.url}/api/openapi.json`);
     expect(res.status).toBe(200);
     const doc = (await res.json()) as {
@@ -28,11 +28,11 @@ describe("GET /api/openapi.json", () => {
       >;
     };
     expect(doc.openapi).toBe("3.1.0");
-    for (const route of t.api.registry.routes) {
+    for (const route of t.api.routes.routes) {
       const path = route.path.replace(/:(\w+)/g, "{$1}");
       expect(doc.paths[path]?.[route.method], `${route.method} ${path}`).toBeDefined();
     }
-    expect(t.api.registry.routes.length).toBeGreaterThanOrEqual(30);
+    expect(t.api.routes.routes.length).toBeGreaterThanOrEqual(30);
     const create = doc.paths["/api/tasks"]?.post;
     expect(create?.requestBody?.content["application/json"]?.schema.required).toEqual(["title"]);
     expect(Object.keys(create?.responses ?? {})).toContain("201");

@@ -1,5 +1,5 @@
-import { AppError, setContextUser } from "@app/http-kit";
-import type { Request, RequestHandler } from "express";
+import { AppError, type Guard, guard, setContextUser } from "@app/http-kit";
+import type { Request } from "express";
 import { z } from "zod";
 import { readTextCapped } from "../lib/read-capped.js";
 
@@ -40,44 +40,47 @@ export function forwardedHeaders(req: Request, cookie: string): Record<string, s
  * 200 with an empty or `null` session) → 401 `unauthorized`; identity unreachable or answering
  * garbage → 503.
  */
-export function cookieSession(options: CookieSessionOptions): RequestHandler {
+export function cookieSession(options: CookieSessionOptions): Guard {
   const doFetch = options.fetch ?? fetch;
-  return async (req, res, next) => {
-    const cookie = req.headers.cookie;
-    if (!cookie) throw new AppError("unauthorized", "a session cookie is required: sign in first");
-    let response: Response;
-    try {
-      response = await doFetch(options.getSessionUrl, {
-        method: "POST",
-        headers: forwardedHeaders(req, cookie),
-        redirect: "manual",
-        signal: AbortSignal.timeout(options.timeoutMs ?? 5_000),
-      });
-    } catch (cause) {
-      throw new AppError("service_unavailable", "the identity service could not be reached", { cause });
-    }
-    if (response.status === 401 || response.status === 403) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new AppError("unauthorized", "no valid session: sign in first");
-    }
-    const text = response.ok ? await readTextCapped(response) : undefined;
-    if (!response.ok) await response.body?.cancel().catch(() => undefined);
-    let json: unknown;
-    try {
-      json = text === undefined ? undefined : text.trim() === "" ? null : JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    // "No session" may also be spelled as a 200 with nothing in it.
-    const empty = json === null || (typeof json === "object" && (json as { user?: unknown }).user === null);
-    if (response.ok && empty) throw new AppError("unauthorized", "no valid session: sign in first");
-    const parsed = sessionBody.safeParse(json);
-    if (!response.ok || !parsed.success) throw new AppError("service_unavailable", "the identity service gave no usable session answer");
-    // Keep a sliding session alive: pass on the identity service's refreshed cookie, if any.
-    const refreshed = response.headers.getSetCookie();
-    if (refreshed.length) res.append("set-cookie", refreshed);
-    req.cookieUser = { userId: parsed.data.user.id };
-    setContextUser(parsed.data.user.id);
-    next();
-  };
+  return guard(
+    "session",
+    async (req, res) => {
+      const cookie = req.headers.cookie;
+      if (!cookie) throw new AppError("unauthorized", "a session cookie is required: sign in first");
+      let response: Response;
+      try {
+        response = await doFetch(options.getSessionUrl, {
+          method: "POST",
+          headers: forwardedHeaders(req, cookie),
+          redirect: "manual",
+          signal: AbortSignal.timeout(options.timeoutMs ?? 5_000),
+        });
+      } catch (cause) {
+        throw new AppError("service_unavailable", "the identity service could not be reached", { cause });
+      }
+      if (response.status === 401 || response.status === 403) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new AppError("unauthorized", "no valid session: sign in first");
+      }
+      const text = response.ok ? await readTextCapped(response) : undefined;
+      if (!response.ok) await response.body?.cancel().catch(() => undefined);
+      let json: unknown;
+      try {
+        json = text === undefined ? undefined : text.trim() === "" ? null : JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      // "No session" may also be spelled as a 200 with nothing in it.
+      const empty = json === null || (typeof json === "object" && (json as { user?: unknown }).user === null);
+      if (response.ok && empty) throw new AppError("unauthorized", "no valid session: sign in first");
+      const parsed = sessionBody.safeParse(json);
+      if (!response.ok || !parsed.success) throw new AppError("service_unavailable", "the identity service gave no usable session answer");
+      // Keep a sliding session alive: pass on the identity service's refreshed cookie, if any.
+      const refreshed = response.headers.getSetCookie();
+      if (refreshed.length) res.append("set-cookie", refreshed);
+      req.cookieUser = { userId: parsed.data.user.id };
+      setContextUser(parsed.data.user.id);
+    },
+    { security: "sessionCookie" },
+  );
 }

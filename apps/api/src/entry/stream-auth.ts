@@ -1,22 +1,7 @@
 import { AsyncResource } from "node:async_hooks";
-import { AppError, setContextUser } from "@app/http-kit";
-import type { Request, RequestHandler, Response } from "express";
-import { type Authenticate, type AuthUser, authorizationOf } from "./authenticate.js";
-
-/**
- * The entry of streaming and multipart routes: verifies `Authorization: Bearer` with the shared
- * primitive, sets `req.auth` and tags the request context with the user id (exactly as the JSON
- * entry does), then hands over to a handler that writes a raw response. Never reads a cookie.
- */
-export function streamAuth(authenticate: Authenticate): RequestHandler {
-  return async (req, res, next) => {
-    const auth = req.auth ?? (await authenticate(authorizationOf(req)));
-    req.auth = auth;
-    setContextUser(auth.userId);
-    keepContextOnResponseEvents(res);
-    next();
-  };
-}
+import { AppError, type Guard, guard } from "@app/http-kit";
+import type { Request, Response } from "express";
+import type { AuthUser } from "./authenticate.js";
 
 /**
  * A raw response (SSE, file) ends long after the handler returned, from a socket callback that has
@@ -28,7 +13,13 @@ function keepContextOnResponseEvents(res: Response): void {
   res.emit = AsyncResource.bind(emit, "response-events", res) as typeof res.emit;
 }
 
-/** The verified user of a request that passed {@link streamAuth} (401 if it did not). */
+/**
+ * The guard of streaming and file routes, placed after `bearer`: their response outlives the
+ * handler, so its events are bound to the request's context (see above).
+ */
+export const streamAuth: Guard = guard("streamAuth", (_req, res) => keepContextOnResponseEvents(res));
+
+/** The verified user of a request that passed the bearer guard (401 if it did not). */
 export function requireAuth(req: Request): AuthUser {
   if (!req.auth) throw new AppError("missing_token", "No bearer token was presented");
   return req.auth;

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from "node:http";
-import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { fail, WS_PATH, WS_TOKEN_PARAM } from "@app/contracts";
-import { AppError, redactUrl, toAppError } from "@app/http-kit";
+import { WS_PATH, WS_TOKEN_PARAM } from "@app/contracts";
+import { AppError, redactUrl, toAppError, writeUpgradeError } from "@app/http-kit";
 import type { Logger } from "pino";
 import type { WebSocket, WebSocketServer } from "ws";
 import type { Authenticate, AuthUser } from "./authenticate.js";
@@ -68,20 +67,6 @@ export function redactUpgradeUrl(rawUrl: string | undefined): string | undefined
   return redactUrl(`${rawUrl.slice(0, at)}?${parts.join("&")}`);
 }
 
-/** Answers a refused upgrade with a plain HTTP response carrying the error envelope, then closes. */
-function refuse(socket: Duplex, error: AppError): void {
-  if (!socket.writable) return void socket.destroy();
-  const body = JSON.stringify(fail(error.code, error.expose ? error.message : "service unavailable"));
-  const extra = Object.entries(error.headers ?? {})
-    .map(([k, v]) => `${k}: ${v}\r\n`)
-    .join("");
-  socket.once("finish", () => socket.destroy());
-  socket.end(
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? "Error"}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
-  );
-}
-
 /**
  * The WebSocket entry: `GET /api/ws?token=<JWT>` upgrade. Browsers cannot set headers on a
  * WebSocket, so the shared primitive is called with `Bearer <token>` built from the query
@@ -96,7 +81,7 @@ export function wsUpgradeHandler(options: WsUpgradeOptions): (req: IncomingMessa
     const logged = redactUpgradeUrl(req.url);
     if (url.pathname !== WS_PATH) {
       options.logger.warn({ url: logged, status: 404 }, "websocket upgrade refused");
-      return refuse(socket, new AppError("not_found", "no websocket route here"));
+      return writeUpgradeError(socket, new AppError("not_found", "no websocket route here"));
     }
     const { tokens, disguised } = wsTokenParams(req.url ?? "/");
     const token = tokens[0];
@@ -118,7 +103,7 @@ export function wsUpgradeHandler(options: WsUpgradeOptions): (req: IncomingMessa
       .catch((error: unknown) => {
         const appError = toAppError(error);
         options.logger.warn({ url: logged, status: appError.status, code: appError.code }, "websocket upgrade refused");
-        refuse(socket, appError);
+        writeUpgradeError(socket, appError);
       });
   };
 }

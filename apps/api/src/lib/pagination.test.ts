@@ -16,9 +16,11 @@ describe("keyset pagination", () => {
     expect(first.items.map((r) => r.id)).toEqual(["e", "d"]);
     const headers: Record<string, string> = {};
     const items = pageResponse(first, {
-      url: "/api/tasks?limit=2",
-      setHeader: (k, v) => {
-        headers[k] = v;
+      req: { originalUrl: "/api/tasks?limit=2" },
+      res: {
+        setHeader: (k, v) => {
+          headers[k] = v;
+        },
       },
     });
     expect(items).toEqual(first.items);

@@ -47,16 +47,22 @@ export async function keysetPage<T extends { id: string }>(
   return { items, nextCursor: rows.length > query.limit && last ? encodeCursor(last.id) : undefined };
 }
 
+/** Where a page is answered: the request's path and query (for the link) and its response. */
+export interface PageTarget {
+  req: { originalUrl: string };
+  res: { setHeader(name: string, value: string): unknown };
+}
+
 /**
  * Puts a page's next cursor into the response headers (`x-next-cursor` and `Link: <...>; rel="next"`)
  * and returns the items: list routes always answer `ok([...])`.
  */
-export function pageResponse<T>(page: Page<T>, ctx: { url: string; setHeader(name: string, value: string): void }): T[] {
+export function pageResponse<T>(page: Page<T>, { req, res }: PageTarget): T[] {
   if (page.nextCursor) {
-    const url = new URL(ctx.url, "http://placeholder");
+    const url = new URL(req.originalUrl, "http://placeholder");
     url.searchParams.set("cursor", page.nextCursor);
-    ctx.setHeader(NEXT_CURSOR_HEADER, page.nextCursor);
-    ctx.setHeader("link", `<${url.pathname}${url.search}>; rel="next"`);
+    res.setHeader(NEXT_CURSOR_HEADER, page.nextCursor);
+    res.setHeader("link", `<${url.pathname}${url.search}>; rel="next"`);
   }
   return page.items;
 }

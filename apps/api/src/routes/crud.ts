@@ -1,7 +1,9 @@
 import { idParams, type PageQuery, pageQuery } from "@app/contracts";
+import { type AnyRoute, defineRoute, type Guard } from "@app/http-kit";
 import type { z } from "zod";
+import { jsonBody } from "../entry/body.js";
+import { requireAuth } from "../entry/stream-auth.js";
 import { type Page, pageResponse } from "../lib/pagination.js";
-import type { ApiRoutes } from "../lib/registry.js";
 
 /** A service with the five CRUD operations of one user-owned resource. */
 export interface CrudService<V, C, U> {
@@ -25,55 +27,70 @@ export interface CrudResource<C extends z.ZodType, U extends z.ZodType> {
 }
 
 /**
- * Declares the five JSON routes of a resource: `GET path` (200, paginated array), `POST path`
- * (201), `GET path/:id` (200), `PATCH path/:id` (200), `DELETE path/:id` (204). Every one is
+ * The five JSON routes of a resource: `GET path` (200, paginated array), `POST path` (201),
+ * `GET path/:id` (200), `PATCH path/:id` (200), `DELETE path/:id` (204). Every one is
  * bearer-authenticated; another user's row answers 404.
  */
 export function crudRoutes<V, C extends z.ZodType, U extends z.ZodType>(
-  api: ApiRoutes,
+  bearer: Guard,
   r: CrudResource<C, U>,
   service: CrudService<V, z.output<C>, z.output<U>>,
-): void {
+): AnyRoute[] {
   const one = `${r.path}/:id`;
-  api.json(
-    "get",
-    r.path,
-    { tag: r.tag, summary: `List ${r.noun}s (newest first)`, paginated: true },
-    {
-      auth: true,
+  const user = (req: Parameters<typeof requireAuth>[0]) => requireAuth(req).userId;
+  return [
+    defineRoute({
+      method: "get",
+      path: r.path,
+      tag: r.tag,
+      summary: `List ${r.noun}s (newest first)`,
+      paginated: true,
       query: pageQuery,
       response: r.view.array(),
-      handler: async (ctx) => pageResponse(await service.list(ctx.userId, ctx.query), ctx),
-    },
-  );
-  api.json(
-    "post",
-    r.path,
-    { tag: r.tag, summary: `Create a ${r.noun}` },
-    { auth: true, body: r.create, status: 201, response: r.view, handler: (ctx) => service.create(ctx.userId, ctx.body as z.output<C>) },
-  );
-  api.json(
-    "get",
-    one,
-    { tag: r.tag, summary: `Read a ${r.noun}` },
-    { auth: true, params: idParams, response: r.view, handler: (ctx) => service.get(ctx.userId, ctx.params.id) },
-  );
-  api.json(
-    "patch",
-    one,
-    { tag: r.tag, summary: `Update a ${r.noun}` },
-    {
-      auth: true,
+      guards: [bearer],
+      handler: async (ctx) => pageResponse(await service.list(user(ctx.req), ctx.query), ctx),
+    }),
+    defineRoute({
+      method: "post",
+      path: r.path,
+      tag: r.tag,
+      summary: `Create a ${r.noun}`,
+      body: r.create,
+      status: 201,
+      response: r.view,
+      guards: [bearer, jsonBody],
+      handler: (ctx) => service.create(user(ctx.req), ctx.body as z.output<C>),
+    }),
+    defineRoute({
+      method: "get",
+      path: one,
+      tag: r.tag,
+      summary: `Read a ${r.noun}`,
+      params: idParams,
+      response: r.view,
+      guards: [bearer],
+      handler: (ctx) => service.get(user(ctx.req), ctx.params.id),
+    }),
+    defineRoute({
+      method: "patch",
+      path: one,
+      tag: r.tag,
+      summary: `Update a ${r.noun}`,
       params: idParams,
       body: r.update,
       response: r.view,
-      handler: (ctx) => service.update(ctx.userId, ctx.params.id, ctx.body as z.output<U>),
-    },
-  );
-  api.json(
-    "delete",
-    one,
-    { tag: r.tag, summary: `Delete a ${r.noun}` },
-    { auth: true, params: idParams, status: 204, handler: (ctx) => service.remove(ctx.userId, ctx.params.id) },
-  );
+      guards: [bearer, jsonBody],
+      handler: (ctx) => service.update(user(ctx.req), ctx.params.id, ctx.body as z.output<U>),
+    }),
+    defineRoute({
+      method: "delete",
+      path: one,
+      tag: r.tag,
+      summary: `Delete a ${r.noun}`,
+      params: idParams,
+      status: 204,
+      guards: [bearer],
+      handler: (ctx) => service.remove(user(ctx.req), ctx.params.id),
+    }),
+  ];
 }

@@ -1,12 +1,10 @@
 import { generateBody } from "@app/contracts";
-import { parseOrThrow, toAppError } from "@app/http-kit";
+import { type AnyRoute, defineRoute, type Guard, toAppError } from "@app/http-kit";
 import type { Logger } from "pino";
-import type { Authenticate } from "../entry/authenticate.js";
-import { readJsonBody } from "../entry/body.js";
+import { jsonBody } from "../entry/body.js";
 import { requireAuth, streamAuth } from "../entry/stream-auth.js";
 import type { SseHub } from "../events/sse.js";
 import { tokenExpiry } from "../lib/expiry.js";
-import type { ApiRoutes } from "../lib/registry.js";
 import { releaseOnClose, type UserCaps } from "../lib/user-caps.js";
 import type { GenerateChunk, TextProvider } from "../services/text-providers.js";
 
@@ -20,25 +18,17 @@ export const DEFAULT_MAX_TOKENS = 512;
  * that first chunk is still awaited. The stream ends when the bearer token expires. A user runs at
  * most MAX_GENERATIONS_PER_USER generations at once (429 beyond).
  */
-export function generateRoutes(
-  api: ApiRoutes,
-  deps: { provider: TextProvider; sse: SseHub; authenticate: Authenticate; logger: Logger; caps: UserCaps },
-): void {
-  api.raw(
-    {
-      method: "post",
-      path: "/api/generate/stream",
-      tag: "generate",
-      summary: "Stream generated text as SSE: event delta {text}..., then done {provider, finishReason} or error {code, message}",
-      auth: "bearer",
-      body: generateBody,
-      status: 200,
-      rawResponse: "text/event-stream",
-    },
-    streamAuth(deps.authenticate),
-    async (req, res) => {
+export function generateRoutes(bearer: Guard, deps: { provider: TextProvider; sse: SseHub; logger: Logger; caps: UserCaps }): AnyRoute[] {
+  const route = defineRoute({
+    method: "post",
+    path: "/api/generate/stream",
+    tag: "generate",
+    summary: "Stream generated text as SSE: event delta {text}..., then done {provider, finishReason} or error {code, message}",
+    body: generateBody,
+    reply: { raw: "text/event-stream" },
+    guards: [bearer, streamAuth, jsonBody],
+    handler: async ({ req, res, body }) => {
       const auth = requireAuth(req);
-      const body = parseOrThrow(generateBody, await readJsonBody(req, res));
       // One slot per generation in progress, returned when the response closes (every path).
       const lease = await deps.caps.acquire("generations", auth.userId);
       releaseOnClose(res, lease);
@@ -76,5 +66,6 @@ export function generateRoutes(
         stream.close();
       }
     },
-  );
+  });
+  return [route];
 }

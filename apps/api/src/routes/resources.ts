@@ -16,8 +16,10 @@ import {
   updateMcpServerBody,
   updateProjectBody,
 } from "@app/contracts";
+import { type AnyRoute, defineRoute, type Guard } from "@app/http-kit";
+import { jsonBody } from "../entry/body.js";
+import { requireAuth } from "../entry/stream-auth.js";
 import { pageResponse } from "../lib/pagination.js";
-import type { ApiRoutes } from "../lib/registry.js";
 import type { AgentsService } from "../services/agents.js";
 import type { ChatsService } from "../services/chats.js";
 import type { McpServersService } from "../services/mcp-servers.js";
@@ -25,27 +27,27 @@ import type { ProjectsService } from "../services/projects.js";
 import { crudRoutes } from "./crud.js";
 
 /** JSON CRUD for projects: /api/projects[/:id]. */
-export function projectRoutes(api: ApiRoutes, projects: ProjectsService): void {
-  crudRoutes(
-    api,
+export function projectRoutes(bearer: Guard, projects: ProjectsService): AnyRoute[] {
+  return crudRoutes(
+    bearer,
     { path: "/api/projects", tag: "projects", noun: "project", view: projectSchema, create: createProjectBody, update: updateProjectBody },
     projects,
   );
 }
 
 /** JSON CRUD for agents: /api/agents[/:id]. */
-export function agentRoutes(api: ApiRoutes, agents: AgentsService): void {
-  crudRoutes(
-    api,
+export function agentRoutes(bearer: Guard, agents: AgentsService): AnyRoute[] {
+  return crudRoutes(
+    bearer,
     { path: "/api/agents", tag: "agents", noun: "agent", view: agentSchema, create: createAgentBody, update: updateAgentBody },
     agents,
   );
 }
 
 /** JSON CRUD for MCP servers: /api/mcp-servers[/:id] (secrets and tokens are never returned). */
-export function mcpServerRoutes(api: ApiRoutes, servers: McpServersService): void {
-  crudRoutes(
-    api,
+export function mcpServerRoutes(bearer: Guard, servers: McpServersService): AnyRoute[] {
+  return crudRoutes(
+    bearer,
     {
       path: "/api/mcp-servers",
       tag: "mcp",
@@ -59,35 +61,36 @@ export function mcpServerRoutes(api: ApiRoutes, servers: McpServersService): voi
 }
 
 /** JSON CRUD for chats, plus their messages: /api/chats[/:id], /api/chats/:id/messages. */
-export function chatRoutes(api: ApiRoutes, chats: ChatsService): void {
-  crudRoutes(
-    api,
-    { path: "/api/chats", tag: "chats", noun: "chat", view: chatSchema, create: createChatBody, update: updateChatBody },
-    chats,
-  );
-  api.json(
-    "get",
-    "/api/chats/:id/messages",
-    { tag: "chats", summary: "List a chat's messages (oldest first)", paginated: true },
-    {
-      auth: true,
+export function chatRoutes(bearer: Guard, chats: ChatsService): AnyRoute[] {
+  return [
+    ...crudRoutes(
+      bearer,
+      { path: "/api/chats", tag: "chats", noun: "chat", view: chatSchema, create: createChatBody, update: updateChatBody },
+      chats,
+    ),
+    defineRoute({
+      method: "get",
+      path: "/api/chats/:id/messages",
+      tag: "chats",
+      summary: "List a chat's messages (oldest first)",
+      paginated: true,
       params: idParams,
       query: pageQuery,
       response: chatMessageSchema.array(),
-      handler: async (ctx) => pageResponse(await chats.listMessages(ctx.userId, ctx.params.id, ctx.query), ctx),
-    },
-  );
-  api.json(
-    "post",
-    "/api/chats/:id/messages",
-    { tag: "chats", summary: "Add a message to a chat" },
-    {
-      auth: true,
+      guards: [bearer],
+      handler: async (ctx) => pageResponse(await chats.listMessages(requireAuth(ctx.req).userId, ctx.params.id, ctx.query), ctx),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/api/chats/:id/messages",
+      tag: "chats",
+      summary: "Add a message to a chat",
       params: idParams,
       body: createChatMessageBody,
       status: 201,
       response: chatMessageSchema,
-      handler: (ctx) => chats.addMessage(ctx.userId, ctx.params.id, ctx.body),
-    },
-  );
+      guards: [bearer, jsonBody],
+      handler: (ctx) => chats.addMessage(requireAuth(ctx.req).userId, ctx.params.id, ctx.body),
+    }),
+  ];
 }

@@ -8,19 +8,17 @@ import {
   taskSchema,
   updateTaskBody,
 } from "@app/contracts";
-import { parseOrThrow } from "@app/http-kit";
+import { type AnyRoute, defineRoute, type Guard } from "@app/http-kit";
 import type { Logger } from "pino";
-import type { Authenticate } from "../entry/authenticate.js";
-import { readJsonBody } from "../entry/body.js";
+import { jsonBody } from "../entry/body.js";
 import { requireAuth, streamAuth } from "../entry/stream-auth.js";
 import type { EventBus } from "../events/bus.js";
 import { eventJson } from "../events/event-json.js";
 import { openTaskFeed, parseEventId } from "../events/feed.js";
 import { closedStream, type SseHub, type SseStream } from "../events/sse.js";
 import { tokenExpiry } from "../lib/expiry.js";
-import { isMultipart, receiveMultipart } from "../lib/multipart.js";
+import { multipart, receivedFiles } from "../lib/multipart-guard.js";
 import { pageResponse } from "../lib/pagination.js";
-import type { ApiRoutes } from "../lib/registry.js";
 import type { ResumeBudget } from "../lib/resume-budget.js";
 import { releaseOnClose, type UserCaps } from "../lib/user-caps.js";
 import type { FileStore } from "../services/file-store.js";
@@ -37,7 +35,6 @@ export interface TaskRouteDeps {
   bus: EventBus;
   sse: SseHub;
   store: FileStore;
-  authenticate: Authenticate;
   upload: { maxFileBytes: number; allowedTypes: readonly string[] };
   /** Most stored events a resume replays before answering `resync` instead. */
   maxResumeEvents: number;
@@ -53,80 +50,70 @@ export interface TaskRouteDeps {
  * stream-auth middleware: POST /api/tasks/:id/messages (JSON or multipart with attachments; raw
  * 201 body) and GET /api/tasks/:id/stream (SSE of the task's events, `Last-Event-ID` resume).
  */
-export function taskRoutes(api: ApiRoutes, deps: TaskRouteDeps): void {
+export function taskRoutes(bearer: Guard, deps: TaskRouteDeps): AnyRoute[] {
   const { tasks, bus, sse, store } = deps;
-  const auth = streamAuth(deps.authenticate);
-  crudRoutes(
-    api,
+  const messageBody = multipart({
+    store,
+    limits: { ...deps.upload, maxFiles: MAX_MESSAGE_FILES },
+    body: { schema: createTaskMessageBody, from: (fields) => ({ text: fields.text }) },
+    // Refuse before accepting a single byte of a file for a task that is not the caller's.
+    admit: async (req) => {
+      if (!(await tasks.owns(requireAuth(req).userId, String(req.params.id)))) throw notFound("task");
+    },
+    otherwise: jsonBody,
+  });
+  const crud = crudRoutes(
+    bearer,
     { path: "/api/tasks", tag: "tasks", noun: "task", view: taskSchema, create: createTaskBody, update: updateTaskBody },
     tasks,
   );
-
-  api.json(
-    "get",
-    "/api/tasks/:id/messages",
-    { tag: "tasks", summary: "List a task's messages (oldest first)", paginated: true },
-    {
-      auth: true,
-      params: idParams,
-      query: pageQuery,
-      response: taskMessageSchema.array(),
-      handler: async (ctx) => pageResponse(await tasks.listMessages(ctx.userId, ctx.params.id, ctx.query), ctx),
-    },
-  );
-
-  api.raw(
-    {
-      method: "post",
-      path: "/api/tasks/:id/messages",
-      tag: "tasks",
-      summary: "Add a message: JSON {text}, or multipart/form-data with a text field and file attachments. Raw 201 body (no envelope).",
-      auth: "bearer",
-      params: idParams,
-      body: createTaskMessageBody,
-      altBodyTypes: ["multipart/form-data"],
-      status: 201,
-      rawResponse: "application/json",
-      response: taskMessageSchema,
-    },
-    auth,
-    async (req, res) => {
+  const listMessages = defineRoute({
+    method: "get",
+    path: "/api/tasks/:id/messages",
+    tag: "tasks",
+    summary: "List a task's messages (oldest first)",
+    paginated: true,
+    params: idParams,
+    query: pageQuery,
+    response: taskMessageSchema.array(),
+    guards: [bearer],
+    handler: async (ctx) => pageResponse(await tasks.listMessages(requireAuth(ctx.req).userId, ctx.params.id, ctx.query), ctx),
+  });
+  const addMessage = defineRoute({
+    method: "post",
+    path: "/api/tasks/:id/messages",
+    tag: "tasks",
+    summary: "Add a message: JSON {text}, or multipart/form-data with a text field and file attachments. Raw 201 body (no envelope).",
+    params: idParams,
+    body: createTaskMessageBody,
+    status: 201,
+    reply: "json",
+    response: taskMessageSchema,
+    guards: [bearer, messageBody],
+    handler: async ({ req, params, body }) => {
       const { userId } = requireAuth(req);
-      const { id } = parseOrThrow(idParams, req.params, "params");
-      if (!isMultipart(req)) {
-        const body = parseOrThrow(createTaskMessageBody, await readJsonBody(req, res));
-        res.status(201).json(await tasks.addMessage(userId, id, body.text));
-        return;
-      }
-      // Refuse before accepting a single byte of a file for a task that is not the caller's.
-      if (!(await tasks.owns(userId, id))) throw notFound("task");
-      const { fields, files } = await receiveMultipart(req, store, { ...deps.upload, maxFiles: MAX_MESSAGE_FILES });
+      const files = receivedFiles(req);
+      if (!files) return tasks.addMessage(userId, params.id, body.text);
       try {
-        const body = parseOrThrow(createTaskMessageBody, { text: fields.text });
-        res.status(201).json(await tasks.addMessage(userId, id, body.text, files));
+        return await tasks.addMessage(userId, params.id, body.text, files);
       } catch (error) {
         await store.remove(files.map((f) => f.id));
         throw error;
       }
     },
-  );
-
-  api.raw(
-    {
-      method: "get",
-      path: "/api/tasks/:id/stream",
-      tag: "tasks",
-      summary:
-        "SSE stream of the task's events (message.created, task.updated, task.deleted) with `id:` lines, heartbeat comments every 15 s, and resume with Last-Event-ID (or ?lastEventId=). A resume point more than SSE_MAX_RESUME_EVENTS (500) events back, or a resume that finds no room in the server's resume budget within RESUME_MAX_WAIT_MS, gets `event: resync` instead of the backlog: refetch the task, then continue live.",
-      auth: "bearer",
-      params: idParams,
-      status: 200,
-      rawResponse: "text/event-stream",
-    },
-    auth,
-    async (req, res) => {
+  });
+  const streamRoute = defineRoute({
+    method: "get",
+    path: "/api/tasks/:id/stream",
+    tag: "tasks",
+    summary:
+      "SSE stream of the task's events (message.created, task.updated, task.deleted) with `id:` lines, heartbeat comments every 15 s, and resume with Last-Event-ID (or ?lastEventId=). A resume point more than SSE_MAX_RESUME_EVENTS (500) events back, or a resume that finds no room in the server's resume budget within RESUME_MAX_WAIT_MS, gets `event: resync` instead of the backlog: refetch the task, then continue live.",
+    params: idParams,
+    reply: { raw: "text/event-stream" },
+    guards: [bearer, streamAuth],
+    handler: async ({ req, res, params }) => {
       const { userId, claims } = requireAuth(req);
-      const { id } = parseOrThrow(idParams, req.params, "params");
+      const { id } = params;
       if (!(await tasks.owns(userId, id))) throw notFound("task");
       // One slot per open stream, returned when the response closes, on every path (ended,
       // client gone, error answered before the stream started).
@@ -190,5 +177,6 @@ export function taskRoutes(api: ApiRoutes, deps: TaskRouteDeps): void {
       live = true;
       if (feed) stream.onClose(() => feed.close());
     },
-  );
+  });
+  return [...crud, listMessages, addMessage, streamRoute];
 }

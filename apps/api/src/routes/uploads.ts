@@ -1,11 +1,9 @@
 import { pipeline } from "node:stream/promises";
 import { idParams, pageQuery, UPLOAD_FILE_FIELD, uploadSchema } from "@app/contracts";
-import { AppError, parseOrThrow } from "@app/http-kit";
-import type { Authenticate } from "../entry/authenticate.js";
+import { type AnyRoute, AppError, defineRoute, type Guard } from "@app/http-kit";
 import { requireAuth, streamAuth } from "../entry/stream-auth.js";
-import { receiveMultipart } from "../lib/multipart.js";
+import { multipart, receivedFiles } from "../lib/multipart-guard.js";
 import { pageResponse } from "../lib/pagination.js";
-import type { ApiRoutes } from "../lib/registry.js";
 import type { UploadsService } from "../services/uploads.js";
 
 const INLINE = /^(image\/(png|jpeg|gif|webp)|application\/pdf)$/;
@@ -22,82 +20,72 @@ function contentDisposition(type: string, filename: string): string {
  * their owner only) and DELETE /api/uploads/:id (the row and its bytes; 404 for anyone else's).
  */
 export function uploadRoutes(
-  api: ApiRoutes,
-  deps: { uploads: UploadsService; authenticate: Authenticate; limits: { maxFileBytes: number; allowedTypes: readonly string[] } },
-): void {
-  const auth = streamAuth(deps.authenticate);
-  api.raw(
-    {
+  bearer: Guard,
+  deps: { uploads: UploadsService; limits: { maxFileBytes: number; allowedTypes: readonly string[] } },
+): AnyRoute[] {
+  const file = multipart({ store: deps.uploads.store, limits: { ...deps.limits, maxFiles: 1, fileField: UPLOAD_FILE_FIELD } });
+  return [
+    defineRoute({
       method: "post",
       path: "/api/uploads",
       tag: "uploads",
       summary: `Upload one file (multipart/form-data, field "${UPLOAD_FILE_FIELD}"). Raw 201 body; 413 too large, 415 type not allowed.`,
-      auth: "bearer",
-      altBodyTypes: ["multipart/form-data"],
       status: 201,
-      rawResponse: "application/json",
+      reply: "json",
       response: uploadSchema,
-    },
-    auth,
-    async (req, res) => {
-      const { userId } = requireAuth(req);
-      const { files } = await receiveMultipart(req, deps.uploads.store, { ...deps.limits, maxFiles: 1, fileField: UPLOAD_FILE_FIELD });
-      const file = files[0];
-      if (!file) {
-        throw new AppError("validation_failed", `a file is required in field "${UPLOAD_FILE_FIELD}"`, {
-          issues: [{ path: UPLOAD_FILE_FIELD, message: "file is required" }],
-        });
-      }
-      res.status(201).json(await deps.uploads.create(userId, file));
-    },
-  );
-  api.json(
-    "get",
-    "/api/uploads",
-    {
+      guards: [bearer, file],
+      handler: async ({ req }) => {
+        const stored = receivedFiles(req)?.[0];
+        if (!stored) {
+          throw new AppError("validation_failed", `a file is required in field "${UPLOAD_FILE_FIELD}"`, {
+            issues: [{ path: UPLOAD_FILE_FIELD, message: "file is required" }],
+          });
+        }
+        return deps.uploads.create(requireAuth(req).userId, stored);
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/api/uploads",
       tag: "uploads",
       summary: "List your uploads (newest first; task message attachments are listed with their message)",
       paginated: true,
-    },
-    {
-      auth: true,
       query: pageQuery,
       response: uploadSchema.array(),
-      handler: async (ctx) => pageResponse(await deps.uploads.list(ctx.userId, ctx.query), ctx),
-    },
-  );
-  api.json(
-    "delete",
-    "/api/uploads/:id",
-    { tag: "uploads", summary: "Delete an upload and its bytes (your own uploads only; 404 otherwise)" },
-    { auth: true, params: idParams, status: 204, handler: (ctx) => deps.uploads.remove(ctx.userId, ctx.params.id) },
-  );
-  api.raw(
-    {
+      guards: [bearer],
+      handler: async (ctx) => pageResponse(await deps.uploads.list(requireAuth(ctx.req).userId, ctx.query), ctx),
+    }),
+    defineRoute({
+      method: "delete",
+      path: "/api/uploads/:id",
+      tag: "uploads",
+      summary: "Delete an upload and its bytes (your own uploads only; 404 otherwise)",
+      params: idParams,
+      status: 204,
+      guards: [bearer],
+      handler: (ctx) => deps.uploads.remove(requireAuth(ctx.req).userId, ctx.params.id),
+    }),
+    defineRoute({
       method: "get",
       path: "/api/uploads/:id",
       tag: "uploads",
       summary: "Download an upload (its owner only; 404 otherwise)",
-      auth: "bearer",
       params: idParams,
-      status: 200,
-      rawResponse: "application/octet-stream",
-    },
-    auth,
-    async (req, res) => {
-      const { userId } = requireAuth(req);
-      const { id } = parseOrThrow(idParams, req.params, "params");
-      const { upload, stream } = await deps.uploads.open(userId, id);
-      res.status(200);
-      res.setHeader("content-type", upload.contentType);
-      res.setHeader("content-length", String(upload.size));
-      res.setHeader("content-disposition", contentDisposition(upload.contentType, upload.filename));
-      res.setHeader("x-content-type-options", "nosniff");
-      res.setHeader("content-security-policy", "default-src 'none'; sandbox");
-      res.setHeader("cache-control", "private, max-age=0, must-revalidate");
-      res.setHeader("etag", `"${upload.sha256}"`);
-      // pipeline destroys the file stream when the client goes away (pipe() would leak the fd).
-      pipeline(stream, res).catch(() => undefined);
-    },
-  );
+      reply: { raw: "application/octet-stream" },
+      guards: [bearer, streamAuth],
+      handler: async ({ req, res, params }) => {
+        const { upload, stream } = await deps.uploads.open(requireAuth(req).userId, params.id);
+        res.status(200);
+        res.setHeader("content-type", upload.contentType);
+        res.setHeader("content-length", String(upload.size));
+        res.setHeader("content-disposition", contentDisposition(upload.contentType, upload.filename));
+        res.setHeader("x-content-type-options", "nosniff");
+        res.setHeader("content-security-policy", "default-src 'none'; sandbox");
+        res.setHeader("cache-control", "private, max-age=0, must-revalidate");
+        res.setHeader("etag", `"${upload.sha256}"`);
+        // pipeline destroys the file stream when the client goes away (pipe() would leak the fd).
+        pipeline(stream, res).catch(() => undefined);
+      },
+    }),
+  ];
 }
