@@ -13,13 +13,14 @@ interface Envelope<T = unknown> {
 let t: TestApi;
 let mcp: McpServerFixture;
 let fallback: McpServerFixture;
-let clock = Date.now();
+// The API's clock is real time (t.user() mints tokens at real time), moved ahead by a test.
+let ahead = 0;
 beforeAll(async () => {
   mcp = await startMcpServer();
   fallback = await startMcpServer({ advertiseResourceMetadata: false });
   // The fixtures are plain http on 127.0.0.1: reachable with the development flag only.
   t = await startTestApi({
-    deps: { now: () => clock },
+    deps: { now: () => Date.now() + ahead },
     env: { MCP_ALLOW_PRIVATE_URLS: "true", MCP_CALL_TIMEOUT_MS: "1500", MCP_MAX_RESULT_BYTES: "65536", MCP_MAX_CALLS_PER_USER: "2" },
   });
 });
@@ -93,7 +94,7 @@ describe("MCP servers from a URL alone", () => {
     expect((await connect(u, serverId)).status).toBe(302);
     const view = await api<{ status: string; expiresAt: string; authorizationServer: string }>(u, "GET", `/api/mcp-servers/${serverId}`);
     expect(view.body.data).toMatchObject({ status: "connected", authorizationServer: mcp.issuer });
-    expect(Date.parse(view.body.data.expiresAt)).toBeGreaterThan(clock);
+    expect(Date.parse(view.body.data.expiresAt)).toBeGreaterThan(Date.now());
     expect(JSON.stringify(view.body)).not.toMatch(/at-|rt-/);
     expect(mcp.provider.authorizations.at(-1)?.resource?.href).toBe(mcp.url);
 
@@ -211,12 +212,12 @@ describe("MCP tokens", () => {
     const serverId = await connected(u);
     const refreshes = mcp.provider.counts.refreshes;
     const row = await t.db.prisma.mcpServer.findUniqueOrThrow({ where: { id: serverId } });
-    clock += 3600 * 1000; // the API's clock: the stored expiry has passed
+    ahead = 3600 * 1000; // the API's clock: the stored expiry has passed
     try {
       const call = await api(u, "POST", `/api/mcp-servers/${serverId}/tools/echo/call`, { arguments: { text: "again" } });
       expect(call.status).toBe(200);
     } finally {
-      clock = Date.now();
+      ahead = 0;
     }
     expect(mcp.provider.counts.refreshes).toBe(refreshes + 1);
     const after = await t.db.prisma.mcpServer.findUniqueOrThrow({ where: { id: serverId } });

@@ -1,17 +1,18 @@
 import { SecretBox } from "@app/secret-box";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_TOKEN_LIFETIME_S } from "../src/services/mcp-oauth.js";
-import { sealContext } from "../src/services/mcp-servers.js";
+import { MAX_TOKEN_LIFETIME_S } from "../src/mcp/oauth.js";
+import { sealContext } from "../src/mcp/servers.js";
 import { authorize, callback, createMcpServer, type FakeAuthServer, fakeAuthServer, startFlow } from "./fixtures/oauth-server.js";
 import { startTestApi, type TestApi } from "./helpers.js";
 
 let t: TestApi;
 let as: FakeAuthServer;
-let clock = Date.now();
+// The API's clock is real time (t.user() mints tokens at real time), moved ahead by a test.
+let ahead = 0;
 beforeAll(async () => {
   as = await fakeAuthServer();
   // The fake authorization server is plain http on 127.0.0.1: allowed by the development flag only.
-  t = await startTestApi({ deps: { now: () => clock }, env: { MCP_ALLOW_PRIVATE_URLS: "true" } });
+  t = await startTestApi({ deps: { now: () => Date.now() + ahead }, env: { MCP_ALLOW_PRIVATE_URLS: "true" } });
 });
 afterAll(async () => {
   await t?.close();
@@ -102,9 +103,9 @@ describe("MCP OAuth callback", () => {
   it("refuses an expired state, an unknown state, and a denied authorization", async () => {
     const u = await t.user();
     const expired = await start(u);
-    clock += 11 * 60 * 1000;
+    ahead = 11 * 60 * 1000;
     expect((await callback(t, `code=code-1&state=${expired.state}`, expired.nonceCookie)).status).toBe(400);
-    clock = Date.now();
+    ahead = 0;
     expect((await callback(t, "code=code-1&state=never-issued", expired.nonceCookie)).status).toBe(400);
     const denied = await start(u);
     expect((await callback(t, `error=access_denied&state=${denied.state}`, denied.nonceCookie)).status).toBe(400);
@@ -152,10 +153,13 @@ describe("MCP OAuth callback", () => {
     as.tokenExtra = { expires_in: 1e300 };
     try {
       const flow = await start(u);
+      const before = Date.now();
       const res = await callback(t, `code=code-1&state=${flow.state}`, flow.nonceCookie);
+      const after = Date.now();
       expect(res.status).toBe(302);
       const row = await t.db.prisma.mcpServer.findUniqueOrThrow({ where: { id: flow.serverId } });
-      expect(row.tokenExpiresAt?.getTime()).toBe(clock + MAX_TOKEN_LIFETIME_S * 1000);
+      expect(row.tokenExpiresAt?.getTime()).toBeGreaterThanOrEqual(before + MAX_TOKEN_LIFETIME_S * 1000);
+      expect(row.tokenExpiresAt?.getTime()).toBeLessThanOrEqual(after + MAX_TOKEN_LIFETIME_S * 1000);
     } finally {
       as.tokenExtra = {};
     }
