@@ -1,4 +1,4 @@
-import { startMailCatcher } from "@app/mailer";
+import { startMailCatcher } from "@app/mailer/catcher";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { identityKit, sessionCookie, signUp } from "./kit.js";

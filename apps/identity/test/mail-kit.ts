@@ -1,7 +1,8 @@
 import { Writable } from "node:stream";
 import type { TestDatabase } from "@app/db/testing";
 import { createLogger } from "@app/http-kit";
-import { type CaughtMail, createMailer, type MailCatcher, type Mailer, startMailCatcher } from "@app/mailer";
+import { createMailer, type Mailer } from "@app/mailer";
+import { type CaughtMail, type MailCatcher, startMailCatcher } from "@app/mailer/catcher";
 import { MailOutboxWorker, type MailWorkerOptions } from "../src/services/mail-outbox-worker.js";
 import { identityKit, type Kit } from "./kit.js";
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createLogger } from "@app/http-kit";
-import { createMailer, type Mailer, startMailCatcher } from "@app/mailer";
+import { createMailer, type Mailer } from "@app/mailer";
+import { startMailCatcher } from "@app/mailer/catcher";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runHousekeeping } from "../src/housekeeping.js";

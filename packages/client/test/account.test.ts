@@ -1,4 +1,4 @@
-import { type CaughtMail, type MailCatcher, startMailCatcher } from "@app/mailer";
+import { type CaughtMail, type MailCatcher, startMailCatcher } from "@app/mailer/catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, type AppClient, createClient, memoryStorage } from "../src/index.js";
 import { cookieFetch, freshEmail, signUpSignedIn, startStack } from "./helpers.js";

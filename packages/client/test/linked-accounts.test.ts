@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@app/db/testing";
-import { type MailCatcher, startMailCatcher } from "@app/mailer";
+import { type MailCatcher, startMailCatcher } from "@app/mailer/catcher";
 import { launchStack, type RunningStack } from "@app/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, type AppClient, createClient, memoryStorage } from "../src/index.js";

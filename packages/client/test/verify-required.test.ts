@@ -1,5 +1,5 @@
 import { AUTH_TOKEN_STORAGE_KEY } from "@app/contracts";
-import { type MailCatcher, startMailCatcher } from "@app/mailer";
+import { type MailCatcher, startMailCatcher } from "@app/mailer/catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, memoryStorage } from "../src/index.js";
 import { cookieFetch, freshEmail, startStack } from "./helpers.js";

@@ -1,5 +1,4 @@
-export { type CaughtMail, linksOf, MAX_CAUGHT, type MailCatcher, mailSummary, startMailCatcher } from "./catcher.js";
-export { mailboxHtml, mailboxJson, type RenderedMailbox, renderMailbox } from "./mailbox.js";
+/** @app/mailer: sending mail over SMTP (nodemailer). The mail catcher of development and tests is @app/mailer/catcher. */
 export {
   checkSmtpUrl,
   createMailer,

@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type MailCatcher, mailSummary, startMailCatcher } from "./catcher.js";
-import { renderMailbox } from "./mailbox.js";
+import { type MailCatcher, mailSummary, startMailCatcher } from "./catcher/catcher.js";
+import { renderMailbox } from "./catcher/mailbox.js";
 import { checkSmtpUrl, createMailer, isMailUnavailable } from "./mailer.js";
 
 let catcher: MailCatcher;

@@ -1,4 +1,4 @@
-import { type CaughtMail, type MailCatcher, startMailCatcher } from "@app/mailer";
+import { type CaughtMail, type MailCatcher, startMailCatcher } from "@app/mailer/catcher";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type E2eStack, freshEmail, openBrowser, pageFetch, STARTUP_MS, startE2eStack, storedToken, TEST_MS, WAIT_MS } from "./harness.js";

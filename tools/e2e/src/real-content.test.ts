@@ -1,4 +1,5 @@
-import { createMailer, type MailCatcher, mailboxHtml, startMailCatcher } from "@app/mailer";
+import { createMailer } from "@app/mailer";
+import { type MailCatcher, mailboxHtml, startMailCatcher } from "@app/mailer/catcher";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type E2eStack, openBrowser, STARTUP_MS, startE2eStack, storedToken, TEST_MS } from "./harness.js";

@@ -1,4 +1,4 @@
-import { type MailCatcher, startMailCatcher } from "@app/mailer";
+import { type MailCatcher, startMailCatcher } from "@app/mailer/catcher";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type E2eStack, openBrowser, STARTUP_MS, startE2eStack, TEST_MS } from "./harness.js";

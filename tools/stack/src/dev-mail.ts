@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { type CaughtMail, type MailCatcher, renderMailbox, startMailCatcher } from "@app/mailer";
+import { type CaughtMail, type MailCatcher, renderMailbox, startMailCatcher } from "@app/mailer/catcher";
 
 /** The development mailbox of a launched stack: a real SMTP catcher and the HTTP view of it. */
 export interface DevMail {
