@@ -24,7 +24,8 @@ import { publicUser } from "../views/public.js";
 
 const STATUS: StatusResponse = { status: true };
 const TAG = "account";
-const path = (name: string) => `${AUTH_BASE_PATH}/${name}`;
+/** A path under the auth base path (`/api/auth`). */
+const path = (name: string) => `${AUTH_BASE_PATH}${name}`;
 
 /**
  * The account routes under /api/auth (docs/accounts.md), with better-auth's paths, bodies and
@@ -40,7 +41,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
   return [
     defineRoute({
       method: "post",
-      path: path("request-password-reset"),
+      path: path("/request-password-reset"),
       tag: TAG,
       summary: "Mail a password reset link (answered alike for unknown addresses)",
       body: requestPasswordResetBody,
@@ -54,7 +55,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
     }),
     defineRoute({
       method: "post",
-      path: path("send-verification-email"),
+      path: path("/send-verification-email"),
       tag: TAG,
       summary: "Mail a verification link (answered alike for unknown addresses)",
       body: sendVerificationEmailBody,
@@ -68,7 +69,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
     }),
     defineRoute({
       method: "post",
-      path: path("change-email"),
+      path: path("/change-email"),
       tag: TAG,
       summary: "Start an email change: the current address confirms first",
       body: changeEmailBody,
@@ -82,7 +83,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
     }),
     defineRoute({
       method: "post",
-      path: path("change-password"),
+      path: path("/change-password"),
       tag: TAG,
       summary: "Change the password (checks the current one)",
       body: changePasswordBody,
@@ -97,7 +98,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
     }),
     defineRoute({
       method: "post",
-      path: path("update-user"),
+      path: path("/update-user"),
       tag: TAG,
       summary: "Update the name or image",
       body: updateUserBody,
@@ -111,7 +112,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
     }),
     defineRoute({
       method: "get",
-      path: path("list-sessions"),
+      path: path("/list-sessions"),
       tag: TAG,
       summary: "The user's live sessions",
       response: listSessionsResponse,
@@ -121,7 +122,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
     }),
     defineRoute({
       method: "post",
-      path: path("revoke-session"),
+      path: path("/revoke-session"),
       tag: TAG,
       summary: "End one of the user's sessions",
       body: revokeSessionBody,
@@ -139,7 +140,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
     }),
     defineRoute({
       method: "post",
-      path: path("revoke-other-sessions"),
+      path: path("/revoke-other-sessions"),
       tag: TAG,
       summary: "End every other session of the user",
       response: statusResponse,
@@ -152,7 +153,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
     }),
     defineRoute({
       method: "post",
-      path: path("delete-user"),
+      path: path("/delete-user"),
       tag: TAG,
       summary: "Delete the account (checks the password)",
       body: deleteUserBody,
@@ -167,7 +168,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
     }),
     defineRoute({
       method: "get",
-      path: path("token"),
+      path: path("/token"),
       tag: TAG,
       summary: "A JWT for the signed-in user (better-auth's JWT plugin)",
       response: tokenResponse,

@@ -18,6 +18,8 @@ import type { IdentityService } from "../services/identity.js";
 import type { VerifiedSignUp } from "../services/verified-sign-up.js";
 import { publicSession, publicUser, requestMeta } from "../views/public.js";
 
+/** A path under the auth base path (`/api/auth`). */
+const path = (name: string) => `${AUTH_BASE_PATH}${name}`;
 const TAG = "session";
 
 /**
@@ -53,7 +55,7 @@ export function authRoutes(
   return [
     defineRoute({
       method: "post",
-      path: `${AUTH_BASE_PATH}/sign-up/email`,
+      path: path("/sign-up/email"),
       tag: TAG,
       summary: "Create an account with email and password",
       body: signUpBody,
@@ -75,7 +77,7 @@ export function authRoutes(
     }),
     defineRoute({
       method: "post",
-      path: `${AUTH_BASE_PATH}/sign-in/email`,
+      path: path("/sign-in/email"),
       tag: TAG,
       summary: "Sign in with email and password (sets the session cookie)",
       body: signInBody,
@@ -92,7 +94,7 @@ export function authRoutes(
     // contract's step 2, answers 401 (packages/client and the API's cookie path rely on it).
     defineRoute({
       method: "get",
-      path: `${AUTH_BASE_PATH}/get-session`,
+      path: path("/get-session"),
       tag: TAG,
       summary: "The session and a fresh JWT in set-auth-jwt, or null when signed out",
       response: getSessionResponse,
@@ -102,7 +104,7 @@ export function authRoutes(
     }),
     defineRoute({
       method: "post",
-      path: `${AUTH_BASE_PATH}/get-session`,
+      path: path("/get-session"),
       tag: TAG,
       summary: "The session and a fresh JWT in set-auth-jwt; 401 when signed out",
       response: sessionResponse,
@@ -116,7 +118,7 @@ export function authRoutes(
     }),
     defineRoute({
       method: "post",
-      path: `${AUTH_BASE_PATH}/sign-out`,
+      path: path("/sign-out"),
       tag: TAG,
       summary: "End the session and clear its cookie",
       response: signOutResponse,
@@ -130,7 +132,7 @@ export function authRoutes(
     }),
     defineRoute({
       method: "get",
-      path: `${AUTH_BASE_PATH}/jwks`,
+      path: path("/jwks"),
       tag: TAG,
       summary: "The public keys that verify identity's JWTs",
       response: jwksResponse,

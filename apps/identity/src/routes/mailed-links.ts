@@ -31,6 +31,8 @@ import {
 import { publicUser } from "../views/public.js";
 
 const STATUS: StatusResponse = { status: true };
+/** A path under the auth base path (`/api/auth`). */
+const path = (name: string) => `${AUTH_BASE_PATH}${name}`;
 const TAG = "mailed links";
 type VerifyAnswer = z.input<typeof verifyEmailResponse> | Answered;
 
@@ -133,7 +135,7 @@ export function mailedLinkRoutes(service: IdentityService, guards: IdentityGuard
   return [
     defineRoute({
       method: "get",
-      path: `${AUTH_BASE_PATH}/reset-password/:token`,
+      path: path("/reset-password/:token"),
       tag: TAG,
       summary: "The reset link: redirects to the callback with the token, or with error=INVALID_TOKEN",
       params: z.object({ token: z.string() }),
@@ -147,7 +149,7 @@ export function mailedLinkRoutes(service: IdentityService, guards: IdentityGuard
     }),
     defineRoute({
       method: "post",
-      path: `${AUTH_BASE_PATH}/reset-password`,
+      path: path("/reset-password"),
       tag: TAG,
       summary: "Set a new password with a reset token (body or ?token=)",
       body: resetPasswordBody,
@@ -166,7 +168,7 @@ export function mailedLinkRoutes(service: IdentityService, guards: IdentityGuard
     // the confirmation page, whose one click is the POST below.
     defineRoute({
       method: "get",
-      path: `${AUTH_BASE_PATH}/verify-email`,
+      path: path("/verify-email"),
       tag: TAG,
       summary: "A verification or email-change link: JSON for API clients, the one-click page or a redirect for a browser",
       query: verifyEmailQuery,
@@ -185,7 +187,7 @@ export function mailedLinkRoutes(service: IdentityService, guards: IdentityGuard
     }),
     defineRoute({
       method: "post",
-      path: `${AUTH_BASE_PATH}/verify-email`,
+      path: path("/verify-email"),
       tag: TAG,
       summary: "The one click of a mailed link (token in the query or the body; the password keeps it)",
       query: verifyEmailConfirmQuery,

@@ -21,7 +21,8 @@ import { requestMeta } from "../views/public.js";
 /** The flow cookie is sent only to the callback, so no other route ever sees it. */
 const FLOW_COOKIE_PATH = `${AUTH_BASE_PATH}/callback`;
 const TAG = "providers";
-const path = (name: string) => `${AUTH_BASE_PATH}/${name}`;
+/** A path under the auth base path (`/api/auth`). */
+const path = (name: string) => `${AUTH_BASE_PATH}${name}`;
 
 /**
  * Provider sign-in under /api/auth with better-auth's paths and bodies (its client's
@@ -37,7 +38,7 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
   return [
     defineRoute({
       method: "get",
-      path: path("providers"),
+      path: path("/providers"),
       tag: TAG,
       summary: "The configured sign-in providers (the web app's buttons)",
       response: socialProvidersResponse,
@@ -46,7 +47,7 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
     }),
     defineRoute({
       method: "post",
-      path: path("sign-in/social"),
+      path: path("/sign-in/social"),
       tag: TAG,
       summary: "Start sign-in at a provider: its authorization URL, and the flow cookie",
       body: signInSocialBody,
@@ -64,7 +65,7 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
     // got account_not_linked, or reset the password, links a provider again).
     defineRoute({
       method: "post",
-      path: path("link-social"),
+      path: path("/link-social"),
       tag: TAG,
       summary: "Link a provider identity to the signed-in, verified user",
       body: linkSocialBody,
@@ -81,7 +82,7 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
     }),
     defineRoute({
       method: "get",
-      path: path("callback/:provider"),
+      path: path("/callback/:provider"),
       tag: TAG,
       summary: "The provider's redirect back: signs in (or links) and redirects to the callback",
       params: z.object({ provider: z.string() }),
@@ -106,7 +107,7 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
     }),
     defineRoute({
       method: "get",
-      path: path("list-accounts"),
+      path: path("/list-accounts"),
       tag: TAG,
       summary: "The user's ways to sign in: the password and linked providers",
       response: linkedAccountsResponse,
@@ -116,7 +117,7 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
     }),
     defineRoute({
       method: "post",
-      path: path("unlink-account"),
+      path: path("/unlink-account"),
       tag: TAG,
       summary: "Unlink a provider identity while another way to sign in remains",
       body: unlinkAccountBody,
