@@ -7,46 +7,46 @@ import { SecretBox } from "@app/secret-box";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
+import { DeletedUsers } from "./account/deleted-users.js";
+import { meRoutes } from "./account/me.js";
+import { isMissingUser, UserDeletions } from "./account/user-deletion.js";
+import { RolesService } from "./admin/roles.js";
+import { adminRoutes } from "./admin/routes.js";
 import type { ApiConfig } from "./config.js";
 import { createAuthenticate } from "./entry/authenticate.js";
 import { bearer } from "./entry/bearer.js";
 import { cookieSession } from "./entry/cookie-session.js";
 import { apiCors } from "./entry/cors.js";
+import { healthRoutes } from "./entry/health.js";
+import { openApiRoutes } from "./entry/openapi.js";
 import { wsUpgradeHandler } from "./entry/ws-upgrade.js";
 import { EventBus } from "./events/bus.js";
 import { keySetPush } from "./events/key-set-push.js";
 import { SseHub } from "./events/sse.js";
 import { WsHub } from "./events/ws-hub.js";
+import { generateRoutes } from "./generate/routes.js";
+import { LocalTextProvider, OpenAiCompatibleProvider, type TextProvider } from "./generate/text-providers.js";
 import { connectCapsRedis } from "./lib/caps-redis.js";
 import { createExpiryScheduler, type ExpiryScheduler } from "./lib/expiry.js";
-import { nonceCookie } from "./lib/oauth-nonce-cookie.js";
-import { OutboundUrlPolicy, type ResolveAll } from "./lib/outbound-url.js";
 import { ResumeBudget } from "./lib/resume-budget.js";
 import { UserCaps } from "./lib/user-caps.js";
+import { McpOAuthService } from "./mcp/oauth.js";
+import { nonceCookie } from "./mcp/oauth-nonce-cookie.js";
+import { mcpOAuthRoutes } from "./mcp/oauth-routes.js";
+import { OutboundUrlPolicy, type ResolveAll } from "./mcp/outbound-url.js";
+import { mcpServerRoutes, mcpToolRoutes } from "./mcp/routes.js";
+import { McpServersService } from "./mcp/servers.js";
 import { McpToolsService } from "./mcp/tools.js";
-import { adminRoutes } from "./routes/admin.js";
-import { generateRoutes } from "./routes/generate.js";
-import { healthRoutes } from "./routes/health.js";
-import { mcpOAuthRoutes } from "./routes/mcp-oauth.js";
-import { mcpToolRoutes } from "./routes/mcp-tools.js";
-import { meRoutes } from "./routes/me.js";
-import { openApiRoutes } from "./routes/openapi.js";
-import { agentRoutes, chatRoutes, mcpServerRoutes, projectRoutes } from "./routes/resources.js";
-import { taskRoutes } from "./routes/tasks.js";
-import { uploadRoutes } from "./routes/uploads.js";
-import { AgentsService } from "./services/agents.js";
-import { ChatsService } from "./services/chats.js";
-import { DeletedUsers } from "./services/deleted-users.js";
-import { FileStore, type SweepResult } from "./services/file-store.js";
-import { McpOAuthService } from "./services/mcp-oauth.js";
-import { McpServersService } from "./services/mcp-servers.js";
-import { ProjectsService } from "./services/projects.js";
-import { RolesService } from "./services/roles.js";
-import { TasksService } from "./services/tasks.js";
-import { LocalTextProvider, OpenAiCompatibleProvider, type TextProvider } from "./services/text-providers.js";
-import { uploadSweep } from "./services/upload-sweep.js";
-import { UploadsService } from "./services/uploads.js";
-import { isMissingUser, UserDeletions } from "./services/user-deletion.js";
+import { AgentsService } from "./resources/agents.js";
+import { ChatsService } from "./resources/chats.js";
+import { ProjectsService } from "./resources/projects.js";
+import { agentRoutes, chatRoutes, projectRoutes } from "./resources/routes.js";
+import { taskRoutes } from "./tasks/routes.js";
+import { TasksService } from "./tasks/service.js";
+import { FileStore, type SweepResult } from "./uploads/file-store.js";
+import { uploadRoutes } from "./uploads/routes.js";
+import { UploadsService } from "./uploads/service.js";
+import { uploadSweep } from "./uploads/sweep.js";
 
 /** What the API app is built from. */
 export interface ApiDeps {
@@ -84,7 +84,7 @@ export interface ApiApp {
   attachWebSocket(server: Server): void;
   /** The MCP OAuth flow (its expired states are purged on a schedule). */
   oauth: McpOAuthService;
-  /** Works off the user deletion outbox (services/user-deletion.ts). */
+  /** Works off the user deletion outbox (account/user-deletion.ts). */
   deletions: UserDeletions;
   /** Sweeps the upload directory now (at start and on every purge interval otherwise). */
   sweepUploads(): Promise<SweepResult | undefined>;

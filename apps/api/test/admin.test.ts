@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RolesService } from "../src/services/roles.js";
+import { RolesService } from "../src/admin/roles.js";
 import { startTestApi, type TestApi } from "./helpers.js";
 
 const run = promisify(execFile);

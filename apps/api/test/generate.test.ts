@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GenerateChunk, GenerateInput, TextProvider } from "../src/services/text-providers.js";
+import type { GenerateChunk, GenerateInput, TextProvider } from "../src/generate/text-providers.js";
 import { eventually, readSse, startTestApi, type TestApi } from "./helpers.js";
 
 /** A fake OpenAI-compatible server streaming two deltas. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OAUTH_STATE_TTL_MS } from "../src/services/mcp-oauth.js";
+import { OAUTH_STATE_TTL_MS } from "../src/mcp/oauth.js";
 import { eventually, startTestApi, type TestApi } from "./helpers.js";
 import { rawRequest } from "./raw-http.js";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OutboundUrlPolicy } from "../src/lib/outbound-url.js";
+import { OutboundUrlPolicy } from "../src/mcp/outbound-url.js";
 import { checkMetadata } from "../src/mcp/discovery.js";
 import { type McpServerFixture, startMcpServer } from "./fixtures/mcp-server.js";
 import { authorize } from "./fixtures/oauth-server.js";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXCHANGE_FAILED } from "../src/services/mcp-oauth.js";
+import { EXCHANGE_FAILED } from "../src/mcp/oauth.js";
 import { callback, createMcpServer, type FakeAuthServer, fakeAuthServer, startFlow } from "./fixtures/oauth-server.js";
 import { startTestApi, type TestApi } from "./helpers.js";
 

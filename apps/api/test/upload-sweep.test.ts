@@ -6,7 +6,7 @@ import path from "node:path";
 import { createDb, type Db } from "@app/db";
 import { createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ORPHAN_GRACE_MS } from "../src/services/file-store.js";
+import { ORPHAN_GRACE_MS } from "../src/uploads/file-store.js";
 import { type IdentityStub, startIdentityStub } from "./fixtures/identity-stub.js";
 import { eventually } from "./helpers.js";
 import { type ApiProcess, assertBuilt, spawnApi, stopApi } from "./spawn-api.js";

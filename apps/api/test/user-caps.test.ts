@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { LocalTextProvider } from "../src/services/text-providers.js";
+import { LocalTextProvider } from "../src/generate/text-providers.js";
 import { eventually, startTestApi, type TestApi } from "./helpers.js";
 import { tryUpgrade } from "./raw-http.js";
 

@@ -5,7 +5,7 @@
 // user_role (docs/database-roles.md). The user must have signed up first. Running it twice is harmless.
 import { ADMIN_ROLE, emailSchema } from "@app/contracts";
 import { createDb } from "@app/db";
-import { RolesService } from "../services/roles.js";
+import { RolesService } from "../admin/roles.js";
 
 const url = process.env.DATABASE_URL;
 const parsed = emailSchema.safeParse(process.argv[2] ?? "");

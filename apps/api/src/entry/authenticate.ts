@@ -56,7 +56,7 @@ export function accountDeletedError(): AppError {
 
 /**
  * Wraps a verifier as the {@link Authenticate} primitive. With `deleted` (this instance's in-memory
- * set of deleted accounts, services/deleted-users.ts), a valid token of a deleted account answers
+ * set of deleted accounts, account/deleted-users.ts), a valid token of a deleted account answers
  * 401 `unauthorized`: still zero database reads.
  */
 export function createAuthenticate(verifier: Pick<Verifier, "verifyNow">, deleted?: { has(userId: string): boolean }): Authenticate {

@@ -45,7 +45,7 @@ export interface EventBusOptions {
   onReconnect?: () => void;
   /**
    * Called each time the LISTEN connection is up, the first time included: work whose outbox may
-   * hold rows from before (the user deletion outbox, services/user-deletion.ts) catches up here.
+   * hold rows from before (the user deletion outbox, account/user-deletion.ts) catches up here.
    */
   onListening?: () => void;
 }

@@ -39,7 +39,7 @@ export interface SseHubOptions {
   maxBufferedBytes?: number;
   /** Schedules the end of a stream at its token's expiry. */
   expiry?: ExpiryScheduler;
-  /** Accounts deleted since their tokens were issued (services/deleted-users.ts): their streams end. */
+  /** Accounts deleted since their tokens were issued (account/deleted-users.ts): their streams end. */
   deleted?: { has(userId: string): boolean };
 }
 

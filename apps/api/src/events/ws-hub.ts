@@ -7,7 +7,6 @@ import type { AuthUser } from "../entry/authenticate.js";
 import { createExpiryScheduler, type ExpiryScheduler, tokenExpiry } from "../lib/expiry.js";
 import { isIdText } from "../lib/pagination.js";
 import type { ResumeBudget } from "../lib/resume-budget.js";
-import type { TasksService } from "../services/tasks.js";
 import type { EventBus } from "./bus.js";
 import { wsEventFrame } from "./event-json.js";
 import { openTaskFeed, parseEventId } from "./feed.js";
@@ -32,14 +31,15 @@ export const ACCOUNT_DELETED_CLOSE = { code: 4003, reason: "account deleted" } a
 /** Options of {@link WsHub}. */
 export interface WsHubDeps {
   bus: EventBus;
-  tasks: TasksService;
+  /** Whether a task is the user's (tasks/service.ts): a socket subscribes only to its own tasks. */
+  tasks: { owns(userId: string, taskId: string): Promise<boolean> };
   logger: Logger;
   pingMs?: number;
   maxBufferedBytes?: number;
   /** Most stored events a `lastEventId` resume replays; deeper, an error `resync` tells the client to refetch. */
   maxResumeEvents?: number;
   expiry?: ExpiryScheduler;
-  /** Accounts deleted since their tokens were issued (services/deleted-users.ts): their sockets close. */
+  /** Accounts deleted since their tokens were issued (account/deleted-users.ts): their sockets close. */
   deleted?: { has(userId: string): boolean };
   /** The instance's resume budget (lib/resume-budget.ts) and how long a catch-up waits for room in it. */
   resume?: { budget: ResumeBudget; maxWaitMs?: number };

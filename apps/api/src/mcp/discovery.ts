@@ -11,10 +11,10 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { checkResourceAllowed, resourceUrlFromServerUrl } from "@modelcontextprotocol/sdk/shared/auth-utils.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import type { OutboundUrlPolicy } from "../lib/outbound-url.js";
-import { OutboundUrlRefused } from "../lib/outbound-url.js";
-import type { FetchLike } from "../lib/pinned-request.js";
 import { mcpError } from "./errors.js";
+import type { OutboundUrlPolicy } from "./outbound-url.js";
+import { OutboundUrlRefused } from "./outbound-url.js";
+import type { FetchLike } from "./pinned-request.js";
 
 /** What connecting found out about an MCP server's authorization (stored on the server row). */
 export interface Discovered {

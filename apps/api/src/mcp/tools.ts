@@ -5,13 +5,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
-import type { PinnedTarget } from "../lib/outbound-url.js";
-import { pinnedFetch, ResponseTooLarge } from "../lib/pinned-request.js";
 import { concurrencyLimitHeaders } from "../lib/user-caps.js";
-import type { McpOAuthService } from "../services/mcp-oauth.js";
-import type { McpServersService } from "../services/mcp-servers.js";
 import { upstreamFailure } from "./discovery.js";
 import { mcpError } from "./errors.js";
+import type { McpOAuthService } from "./oauth.js";
+import type { PinnedTarget } from "./outbound-url.js";
+import { pinnedFetch, ResponseTooLarge } from "./pinned-request.js";
+import type { McpServersService } from "./servers.js";
 
 /** Settings of {@link McpToolsService} (MCP_CALL_TIMEOUT_MS, MCP_MAX_RESULT_BYTES, MCP_MAX_CALLS_PER_USER). */
 export interface McpToolsSettings {
@@ -31,7 +31,7 @@ const refused = (error: unknown) => error instanceof StreamableHTTPError && (err
  * Lists and calls an MCP server's tools over Streamable HTTP with the SDK's `Client`, one short
  * session per request (connect, one call, close). Every request goes through the policy-enforcing
  * {@link pinnedFetch} with the stored bearer token; a refused token is refreshed once (see
- * McpOAuthService.accessToken in ../services/mcp-oauth.ts) and then answers 409
+ * McpOAuthService.accessToken in oauth.ts) and then answers 409
  * `mcp_reconnect_required`. Each call has a deadline and a byte cap on what the server sends, and
  * a user holds at most `maxCallsPerUser` calls at once.
  */

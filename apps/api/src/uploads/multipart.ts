@@ -9,8 +9,8 @@ import { AppError } from "@app/http-kit";
 // at the limit (413) and deleted. multer/formidable buffer or use temp dirs and add surface we do not need.
 import busboy from "busboy";
 import type { Request } from "express";
-import type { FileStore } from "../services/file-store.js";
-import { newId } from "./ids.js";
+import { newId } from "../lib/ids.js";
+import type { FileStore } from "./file-store.js";
 
 /** Limits of one multipart request. */
 export interface MultipartLimits {
@@ -198,7 +198,7 @@ export function receiveMultipart(req: Request, store: FileStore, limits: Multipa
       let truncated = false;
       written.push(id);
       // Written as `<id>.<instance>.partial` and renamed when complete: a file cut off by a crash
-      // or a shutdown keeps the suffix and is swept once its instance is gone (services/file-store.ts).
+      // or a shutdown keeps the suffix and is swept once its instance is gone (file-store.ts).
       const out = createWriteStream(store.begin(id), { flags: "wx" });
       let settle = () => {};
       const done = new Promise<void>((resolve) => {

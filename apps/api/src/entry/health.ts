@@ -1,9 +1,8 @@
 import type { Db } from "@app/db";
 import { Router } from "express";
-import type { EventBus } from "../events/bus.js";
 
 /** `/healthz`: the process is up. `/readyz`: the database answers and events are being received (503 otherwise). */
-export function healthRoutes(db: Pick<Db, "ping">, bus: Pick<EventBus, "connected">): Router {
+export function healthRoutes(db: Pick<Db, "ping">, bus: { readonly connected: boolean }): Router {
   const router = Router();
   router.get("/healthz", (_req, res) => {
     // `instance`: the launcher's per-launch nonce (tools/stack/src/processes.ts), when it set one.

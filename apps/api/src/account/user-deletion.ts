@@ -1,8 +1,8 @@
 import { USER_DELETED_CHANNEL, USER_DELETION_TABLE, type UserDeletionRow } from "@app/contracts";
 import { type Db, Prisma } from "@app/db";
 import type { Logger } from "pino";
+import type { FileStore } from "../uploads/file-store.js";
 import { type DeletedUsers, deletedUserOf } from "./deleted-users.js";
-import type { FileStore } from "./file-store.js";
 
 type PrismaClient = Db["prisma"];
 

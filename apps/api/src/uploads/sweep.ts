@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { FileStore, SweepResult } from "./file-store.js";
 
 /**
- * The upload directory's sweep (services/file-store.ts), run at start and on every purge interval:
+ * The upload directory's sweep (file-store.ts), run at start and on every purge interval:
  * `upload` rows tell which complete files still belong to someone. Runs do not overlap (a call
  * while one runs waits for it); a failure (database or disk) is logged and the next run retries.
  * Resolves with what was deleted, or undefined when the run failed.

@@ -2,7 +2,7 @@ import type { AgentView, CreateAgentBody, PageQuery, UpdateAgentBody } from "@ap
 import type { Prisma, PrismaClient } from "@app/db";
 import { newId } from "../lib/ids.js";
 import { keysetPage, type Page } from "../lib/pagination.js";
-import { assertProject, defined, notFound } from "./refs.js";
+import { assertProject, defined, notFound } from "../lib/refs.js";
 
 /** The public view of an agent row. */
 export function agentView(a: Prisma.AgentModel): AgentView {

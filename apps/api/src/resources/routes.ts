@@ -5,26 +5,22 @@ import {
   createAgentBody,
   createChatBody,
   createChatMessageBody,
-  createMcpServerBody,
   createProjectBody,
   idParams,
-  mcpServerSchema,
   pageQuery,
   projectSchema,
   updateAgentBody,
   updateChatBody,
-  updateMcpServerBody,
   updateProjectBody,
 } from "@app/contracts";
 import { type AnyRoute, defineRoute, type Guard } from "@app/http-kit";
 import { jsonBody } from "../entry/body.js";
 import { requireAuth } from "../entry/stream-auth.js";
 import { pageResponse } from "../lib/pagination.js";
-import type { AgentsService } from "../services/agents.js";
-import type { ChatsService } from "../services/chats.js";
-import type { McpServersService } from "../services/mcp-servers.js";
-import type { ProjectsService } from "../services/projects.js";
+import type { AgentsService } from "./agents.js";
+import type { ChatsService } from "./chats.js";
 import { crudRoutes } from "./crud.js";
+import type { ProjectsService } from "./projects.js";
 
 /** JSON CRUD for projects: /api/projects[/:id]. */
 export function projectRoutes(bearer: Guard, projects: ProjectsService): AnyRoute[] {
@@ -41,22 +37,6 @@ export function agentRoutes(bearer: Guard, agents: AgentsService): AnyRoute[] {
     bearer,
     { path: "/api/agents", tag: "agents", noun: "agent", view: agentSchema, create: createAgentBody, update: updateAgentBody },
     agents,
-  );
-}
-
-/** JSON CRUD for MCP servers: /api/mcp-servers[/:id] (secrets and tokens are never returned). */
-export function mcpServerRoutes(bearer: Guard, servers: McpServersService): AnyRoute[] {
-  return crudRoutes(
-    bearer,
-    {
-      path: "/api/mcp-servers",
-      tag: "mcp",
-      noun: "MCP server",
-      view: mcpServerSchema,
-      create: createMcpServerBody,
-      update: updateMcpServerBody,
-    },
-    servers,
   );
 }
 

@@ -1,8 +1,8 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { MAX_UPSTREAM_JSON_BYTES } from "../lib/read-capped.js";
 import type { PinnedTarget } from "./outbound-url.js";
-import { MAX_UPSTREAM_JSON_BYTES } from "./read-capped.js";
 
 /** What a pinned request answered: the status and the body, or undefined when it was over the cap. */
 export interface PinnedResponse {

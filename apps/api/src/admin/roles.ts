@@ -2,7 +2,7 @@ import { ADMIN_ROLE, type AdminUserView, type PageQuery, type UserRolesView } fr
 import type { PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
 import { keysetPage, type Page } from "../lib/pagination.js";
-import { notFound } from "./refs.js";
+import { notFound } from "../lib/refs.js";
 
 /** Advisory-lock key of role changes. */
 const ROLE_CHANGE_LOCK = 0x726f6c65; // "role"

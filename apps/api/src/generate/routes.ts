@@ -6,7 +6,7 @@ import { requireAuth, streamAuth } from "../entry/stream-auth.js";
 import type { SseHub } from "../events/sse.js";
 import { tokenExpiry } from "../lib/expiry.js";
 import { releaseOnClose, type UserCaps } from "../lib/user-caps.js";
-import type { GenerateChunk, TextProvider } from "../services/text-providers.js";
+import type { GenerateChunk, TextProvider } from "./text-providers.js";
 
 /** Default output bound when the body names none. */
 export const DEFAULT_MAX_TOKENS = 512;

@@ -6,11 +6,11 @@ import type { SecretBox } from "@app/secret-box";
 import { exchangeAuthorization, refreshAuthorization, startAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { Logger } from "pino";
-import type { OutboundUrlPolicy } from "../lib/outbound-url.js";
-import { type FetchLike, pinnedFetch } from "../lib/pinned-request.js";
-import { McpConnections } from "../mcp/connection.js";
-import { mcpError } from "../mcp/errors.js";
-import { type McpServersService, sealContext } from "./mcp-servers.js";
+import { McpConnections } from "./connection.js";
+import { mcpError } from "./errors.js";
+import type { OutboundUrlPolicy } from "./outbound-url.js";
+import { type FetchLike, pinnedFetch } from "./pinned-request.js";
+import { type McpServersService, sealContext } from "./servers.js";
 
 /** How long an authorization may take from redirect to callback. */
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
@@ -43,7 +43,7 @@ export type BegunFlow = { location: string; nonce: string } | { open: true };
 /**
  * OAuth 2.1 authorization code + PKCE (S256) for a user's MCP server, following the MCP
  * authorization specification with the SDK's helpers: discovery and registration live in
- * ../mcp/connection.ts; here the flow is started (`resource` sent, RFC 8707), finished and kept
+ * connection.ts; here the flow is started (`resource` sent, RFC 8707), finished and kept
  * alive by refresh. The state and the PKCE verifier stay server-side (only SHA-256 of the state is
  * the row key; the verifier is sealed), single use, for {@link OAUTH_STATE_TTL_MS}; the flow is
  * bound to the browser that started it by a nonce cookie (only its SHA-256 is stored). Every

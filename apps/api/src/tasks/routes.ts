@@ -17,14 +17,14 @@ import { eventJson } from "../events/event-json.js";
 import { openTaskFeed, parseEventId } from "../events/feed.js";
 import { closedStream, type SseHub, type SseStream } from "../events/sse.js";
 import { tokenExpiry } from "../lib/expiry.js";
-import { multipart, receivedFiles } from "../lib/multipart-guard.js";
 import { pageResponse } from "../lib/pagination.js";
+import { notFound } from "../lib/refs.js";
 import type { ResumeBudget } from "../lib/resume-budget.js";
 import { releaseOnClose, type UserCaps } from "../lib/user-caps.js";
-import type { FileStore } from "../services/file-store.js";
-import { notFound } from "../services/refs.js";
-import type { TasksService } from "../services/tasks.js";
-import { crudRoutes } from "./crud.js";
+import { crudRoutes } from "../resources/crud.js";
+import type { FileStore } from "../uploads/file-store.js";
+import { multipart, receivedFiles } from "../uploads/multipart-guard.js";
+import type { TasksService } from "./service.js";
 
 /** Most attachments on one task message. */
 export const MAX_MESSAGE_FILES = 10;

@@ -2,7 +2,7 @@ import type { CreateProjectBody, PageQuery, ProjectView, UpdateProjectBody } fro
 import type { Prisma, PrismaClient } from "@app/db";
 import { newId } from "../lib/ids.js";
 import { keysetPage, type Page } from "../lib/pagination.js";
-import { defined, notFound } from "./refs.js";
+import { defined, notFound } from "../lib/refs.js";
 
 /** The public view of a project row. */
 export function projectView(p: Prisma.ProjectModel): ProjectView {

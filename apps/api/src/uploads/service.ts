@@ -1,10 +1,10 @@
 import type { ReadStream } from "node:fs";
 import type { PageQuery, UploadView } from "@app/contracts";
 import type { Prisma, PrismaClient } from "@app/db";
-import type { ReceivedFile } from "../lib/multipart.js";
 import { keysetPage, type Page } from "../lib/pagination.js";
+import { notFound } from "../lib/refs.js";
 import type { FileStore } from "./file-store.js";
-import { notFound } from "./refs.js";
+import type { ReceivedFile } from "./multipart.js";
 
 /** The public view of an upload row. */
 export function uploadView(u: Prisma.UploadModel): UploadView {
@@ -27,7 +27,7 @@ export interface OpenedUpload {
 /**
  * Uploaded files: rows in `upload`, bytes in the {@link FileStore}. Someone else's upload is "not found".
  * The list and delete cover the files uploaded on their own (POST /api/uploads): an attachment
- * belongs to its task message (services/tasks.ts) and is listed and kept with it.
+ * belongs to its task message (tasks/service.ts) and is listed and kept with it.
  */
 export class UploadsService {
   constructor(

@@ -2,9 +2,9 @@ import type { AttachmentView, CreateTaskBody, PageQuery, TaskMessageView, TaskSt
 import type { Prisma, PrismaClient } from "@app/db";
 import type { EventBus } from "../events/bus.js";
 import { newId } from "../lib/ids.js";
-import type { ReceivedFile } from "../lib/multipart.js";
 import { keysetPage, type Page } from "../lib/pagination.js";
-import { assertProject, defined, notFound } from "./refs.js";
+import { assertProject, defined, notFound } from "../lib/refs.js";
+import type { ReceivedFile } from "../uploads/multipart.js";
 
 /** The public view of a task row. */
 export function taskView(t: Prisma.TaskModel): TaskView {

@@ -1,9 +1,9 @@
 import { mcpAuthorizeQuery, mcpCallbackQuery } from "@app/contracts";
 import { type AnyRoute, AppError, defineRoute, type Guard, guard, isAppError } from "@app/http-kit";
 import type { Logger } from "pino";
-import type { NonceCookie } from "../lib/oauth-nonce-cookie.js";
-import { isMcpErrorCode } from "../mcp/errors.js";
-import { type BegunFlow, type McpOAuthService, OAUTH_STATE_TTL_MS } from "../services/mcp-oauth.js";
+import { isMcpErrorCode } from "./errors.js";
+import { type BegunFlow, type McpOAuthService, OAUTH_STATE_TTL_MS } from "./oauth.js";
+import type { NonceCookie } from "./oauth-nonce-cookie.js";
 
 /** The web app's return address with the outcome in its query. */
 function backTo(returnUrl: string, outcome: Record<string, string>): string {
@@ -17,7 +17,7 @@ function backTo(returnUrl: string, outcome: Record<string, string>): string {
  * authenticated by the session cookie (through the identity service), never by a bearer; it
  * answers 302 to the discovered authorization server and sets the flow's nonce cookie, or, when
  * the MCP server or its authorization server is the problem, 302 back to the web app with
- * `?mcp=error&serverId=&code=` (a code of ../mcp/errors.ts). GET
+ * `?mcp=error&serverId=&code=` (a code of errors.ts). GET
  * /api/mcp-oauth/callback is authenticated by the single-use state it carries together with that
  * cookie (so only the browser that started the flow can finish it); it clears the cookie, stores
  * the tokens and answers 302 back to the web app.

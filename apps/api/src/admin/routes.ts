@@ -3,7 +3,7 @@ import { type AnyRoute, defineRoute, type Guard } from "@app/http-kit";
 import { jsonBody } from "../entry/body.js";
 import { role } from "../entry/require-role.js";
 import { pageResponse } from "../lib/pagination.js";
-import type { RolesService } from "../services/roles.js";
+import type { RolesService } from "./roles.js";
 
 /**
  * /api/admin/*: bearer authentication, then the role guard (one user_role read, 403 without

@@ -2,7 +2,7 @@ import type { ChatMessageView, ChatRole, ChatView, CreateChatBody, CreateChatMes
 import type { Prisma, PrismaClient } from "@app/db";
 import { newId } from "../lib/ids.js";
 import { keysetPage, type Page } from "../lib/pagination.js";
-import { assertAgent, assertProject, defined, notFound } from "./refs.js";
+import { assertAgent, assertProject, defined, notFound } from "../lib/refs.js";
 
 /** The public view of a chat row. */
 export function chatView(c: Prisma.ChatModel): ChatView {

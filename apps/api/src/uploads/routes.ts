@@ -2,9 +2,9 @@ import { pipeline } from "node:stream/promises";
 import { idParams, pageQuery, UPLOAD_FILE_FIELD, uploadSchema } from "@app/contracts";
 import { type AnyRoute, AppError, defineRoute, type Guard } from "@app/http-kit";
 import { requireAuth, streamAuth } from "../entry/stream-auth.js";
-import { multipart, receivedFiles } from "../lib/multipart-guard.js";
 import { pageResponse } from "../lib/pagination.js";
-import type { UploadsService } from "../services/uploads.js";
+import { multipart, receivedFiles } from "./multipart-guard.js";
+import type { UploadsService } from "./service.js";
 
 const INLINE = /^(image\/(png|jpeg|gif|webp)|application\/pdf)$/;
 

@@ -1,7 +1,7 @@
 import { type Guard, guard, parseOrThrow } from "@app/http-kit";
 import type { Request } from "express";
 import type { z } from "zod";
-import type { FileStore } from "../services/file-store.js";
+import type { FileStore } from "./file-store.js";
 import { isMultipart, type MultipartLimits, type ReceivedFile, receiveMultipart } from "./multipart.js";
 
 /** Options of {@link multipart}. */
@@ -27,7 +27,7 @@ export function receivedFiles(req: Request): ReceivedFile[] | undefined {
 }
 
 /**
- * The guard that reads a multipart/form-data body into the file store (lib/multipart.ts: 413 over
+ * The guard that reads a multipart/form-data body into the file store (multipart.ts: 413 over
  * the size limit, 415 for a disallowed type or a body that is not multipart), placed after
  * authentication. The handler takes the stored files with {@link receivedFiles} and removes them
  * when it fails.

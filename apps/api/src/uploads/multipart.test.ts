@@ -6,7 +6,7 @@ import path from "node:path";
 import type { AppError } from "@app/http-kit";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { FileStore } from "../services/file-store.js";
+import { FileStore } from "./file-store.js";
 import { isAllowedType, receiveMultipart, safeFilename } from "./multipart.js";
 
 describe("multipart helpers", () => {
