@@ -2,11 +2,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { freePort } from "@app/db/embedded";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "./paths.js";
 import { readStack } from "./stackfile.js";
-import { allGone, type StartedStack, startStack, stopSpawned, within } from "./stop-helpers.js";
+import { allGone, type StartedStack, stackPort, startStack, stopSpawned, within } from "./stop-helpers.js";
 
 // `pnpm dev`: the same base URL as `pnpm start`, the web app on Vite's dev server, and a service
 // restarted when the JavaScript it runs is rebuilt (turbo watch writes it; here the test does).
@@ -32,7 +31,7 @@ describe("pnpm dev", { timeout: 120_000 }, () => {
   it("serves the base URL and Vite's web app, and restarts the API when its code changes", async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), "stack-dev-"));
     dirs.push(dataDir);
-    const webPort = await freePort();
+    const webPort = await stackPort();
     stack = await startStack(dataDir, { WEB_PORT: String(webPort) }, "dev");
     const base = stack.output().match(/ready: (\S+)/)?.[1] as string;
     expect((await fetch(`${base}/api/me`)).status).toBe(401);

@@ -4,13 +4,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { freePort } from "@app/db/embedded";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./paths.js";
 import { commandLine, isAlive } from "./pids.js";
+import { isPortFree } from "./ports.js";
 import { readStack } from "./stackfile.js";
-import { allGone, kill, type StartedStack, startStack, stopSpawned, within } from "./stop-helpers.js";
+import { allGone, kill, type StartedStack, stackPort, startStack, stopSpawned, within } from "./stop-helpers.js";
 
 // `pnpm start` under faults: a taken port, a crashed service, a stack left by a SIGKILLed launcher.
 let dataDir: string;
@@ -44,6 +44,17 @@ async function refused(env: Record<string, string>) {
   return { code, output };
 }
 
+describe("the ports these tests start stacks on", () => {
+  it("lie below the kernel's ephemeral range, where no listen(0) or outgoing connection of a parallel test takes them", async () => {
+    const ephemeral = Number.parseInt(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8"), 10);
+    for (let i = 0; i < 20; i += 1) {
+      const port = await stackPort();
+      expect(port).toBeLessThan(ephemeral);
+      expect(await isPortFree(port)).toBe(true);
+    }
+  });
+});
+
 describe("pnpm start under faults", { timeout: 120_000 }, () => {
   it.each([
     ["PORT", "the base URL"],
@@ -53,7 +64,7 @@ describe("pnpm start under faults", { timeout: 120_000 }, () => {
     await new Promise<void>((resolve) => holder.listen(0, resolve));
     const taken = (holder.address() as net.AddressInfo).port;
     try {
-      const ports = { PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()), [variable]: String(taken) };
+      const ports = { PORT: String(await stackPort()), EMBEDDED_PG_PORT: String(await stackPort()), [variable]: String(taken) };
       const run = await refused(ports);
       expect(run.code).toBe(1);
       expect(run.output).toContain(`port ${taken} (${role}) is already in use`);
@@ -113,7 +124,7 @@ describe("pnpm start under faults", { timeout: 120_000 }, () => {
       application_name: "psql",
     });
     await foreign.connect();
-    const ports = { PORT: String(await freePort()), EMBEDDED_PG_PORT: String(pgPort) };
+    const ports = { PORT: String(await stackPort()), EMBEDDED_PG_PORT: String(pgPort) };
     const blocked = await refused(ports);
     expect(blocked.code).toBe(1);
     expect(blocked.output).toMatch(/still has 1 client\(s\) that are not this stack's: psql on postgres/);

@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "@app/db/embedded";
 import { afterAll, describe, expect, it } from "vitest";
+import { stackPort } from "./stop-helpers.js";
 
 const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "dist", "start.js");
 const dirs: string[] = [];
@@ -41,9 +41,9 @@ describe("pnpm start on a fresh machine (embedded PostgreSQL)", () => {
   it("serves the contract on one base URL, keeps its secret across restarts and stops cleanly on Ctrl-C", async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), "stack-start-"));
     dirs.push(dataDir);
-    const port = await freePort();
-    const pgPort = await freePort();
-    const webPort = await freePort();
+    const port = await stackPort();
+    const pgPort = await stackPort();
+    const webPort = await stackPort();
     const base = `http://localhost:${port}`;
 
     const first = await runStart(dataDir, port, pgPort, webPort);

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { freePort } from "@app/db/embedded";
@@ -55,13 +56,41 @@ export async function within(ms: number, check: () => boolean | Promise<boolean>
   return check();
 }
 
+/** Where the kernel's ephemeral ports begin (Linux; the usual 32768 elsewhere). */
+function ephemeralPortsStart(): number {
+  try {
+    return Number.parseInt(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8"), 10) || 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+const LOWEST_STACK_PORT = 20_000;
+
+/**
+ * A free port for a stack a test starts by number (PORT, EMBEDDED_PG_PORT, WEB_PORT). A port
+ * from listen(0) (freePort) lies in the kernel's ephemeral range and is closed again before
+ * `pnpm start` binds it: meanwhile the kernel may give it to any other process's listen(0) or
+ * outgoing connection (the suite's files run in parallel), and the start fails on a port taken
+ * by someone else. Below that range the kernel never hands a port out by itself, so only a
+ * program asking for that number can take it.
+ */
+export async function stackPort(): Promise<number> {
+  const end = ephemeralPortsStart();
+  if (end - LOWEST_STACK_PORT < 1_000) return freePort();
+  for (;;) {
+    const port = randomInt(LOWEST_STACK_PORT, end);
+    if (await isPortFree(port)) return port;
+  }
+}
+
 /**
  * Runs `pnpm start` (or `script`) literally (the root script) on free ports and `dataDir`, in its own process
  * group (like a terminal's foreground job), and waits for `ready:`. The build is the caller's:
  * STACK_BUILD=off.
  */
 export async function startStack(dataDir: string, extra: Record<string, string> = {}, script = "start"): Promise<StartedStack> {
-  const ports = { PORT: await freePort(), EMBEDDED_PG_PORT: await freePort() };
+  const ports = { PORT: await stackPort(), EMBEDDED_PG_PORT: await stackPort() };
   const env: NodeJS.ProcessEnv = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
   Object.assign(env, { WEB_PORT: "off", STACK_DATA_DIR: dataDir, STACK_BUILD: "off", ...extra });
   // A developer's machine: no database URL, and none of the variables vitest injects (BASE_URL=/ ...).
