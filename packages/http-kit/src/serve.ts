@@ -37,7 +37,7 @@ export interface ServeOptions {
  * 3. runs `onShutdown`, flushes the log and exits 0. A second signal exits 1 at once.
  *
  * The launcher stops the edge (gateway, web) last (tools/stack/src/launch.ts), so the goodbyes of
- * identity and the API travel through a gateway that is still relaying (docs/operations.md).
+ * identity and the API travel through a gateway that is still relaying (docs/edge-limits.md).
  * `target` is a request handler (an Express app), or a server already made with
  * createLimitedServer when the service attaches more to it (the API's WebSocket upgrade).
  */
