@@ -6,8 +6,8 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { createDb, type Db } from "@app/db";
-import { createTestDatabase, type TestDatabase } from "@app/db/testing";
+import { createDb } from "@app/db";
+import { type CountedDb, createCountedDb, createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { createLogger } from "@app/http-kit";
 import { type ApiApp, type ApiDeps, createApp } from "../src/app.js";
 import { type ApiConfig, testConfig } from "../src/config.js";
@@ -19,7 +19,7 @@ export interface TestApi {
   url: string;
   api: ApiApp;
   /** The API's own connection (database role auth_api, as in production). */
-  db: Db;
+  db: CountedDb;
   config: ApiConfig;
   stub: IdentityStub;
   logs: string[];
@@ -62,7 +62,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     },
   });
   const logger = createLogger({ name: "api-test", level: options.logLevel ?? "info", destination });
-  const db = createDb(databaseUrl, { connectionTimeoutMillis: 1_000 });
+  const db = createCountedDb(databaseUrl, { connectionTimeoutMillis: 1_000 });
   // Users are identity's rows: tests create them through the admin URL, as sign-up would.
   const seed = database ? createDb(database.url, { max: 1 }) : undefined;
   const api = createApp({ config, db, logger, ...options.deps });

@@ -1,5 +1,4 @@
-import { createDb, type Db } from "@app/db";
-import { createTestDatabase, type TestDatabase } from "@app/db/testing";
+import { type CountedDb, createCountedDb, createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { createLogger } from "@app/http-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeySet } from "../src/services/key-set.js";
@@ -12,11 +11,11 @@ const SECRET = "hot-reads-secret-hot-reads-secret-0001";
 const HOUR = 3600 * 1000;
 const silent = createLogger({ name: "t", level: "silent" });
 let database: TestDatabase;
-let db: Db;
+let db: CountedDb;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb(database.url, { max: 3 });
+  db = createCountedDb(database.url, { max: 3 });
 });
 afterAll(async () => {
   await db.close();

@@ -1,6 +1,5 @@
 import { Writable } from "node:stream";
-import { createDb, type Db } from "@app/db";
-import { createTestDatabase, type TestDatabase } from "@app/db/testing";
+import { type CountedDb, createCountedDb, createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { createLogger } from "@app/http-kit";
 import type { Mailer } from "@app/mailer";
 import type { Express } from "express";
@@ -29,7 +28,7 @@ export function frozenClock(start = Date.UTC(2026, 10, 21, 12, 0, 0)) {
 export interface Kit {
   app: Express;
   service: IdentityService;
-  db: Db;
+  db: CountedDb;
   config: IdentityConfig;
   rateLimits: RateLimits;
   logs: string[];
@@ -67,7 +66,7 @@ export async function identityKit(
     },
   });
   const logger = createLogger({ name: "identity-test", level: "debug", destination });
-  const db = createDb(database.identityUrl, { max: 5 });
+  const db = createCountedDb(database.identityUrl, { max: 5 });
   const built = createApp({
     config,
     db,

@@ -18,8 +18,6 @@ export interface DbOptions {
 export interface Db {
   prisma: PrismaClient;
   pool: pg.Pool;
-  /** Number of statements this process sent since start (for the zero-auth-queries proof). */
-  queryCount(): number;
   /** True when one `SELECT 1` answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -27,7 +25,7 @@ export interface Db {
 
 /**
  * Builds the Prisma client (Rust-free, `@prisma/adapter-pg`) over a bounded `pg` pool with
- * fail-fast timeouts. Every statement is counted.
+ * fail-fast timeouts. Tests that count statements use `createCountedDb` of `@app/db/testing`.
  */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const pool = new pg.Pool({
@@ -38,20 +36,11 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     statement_timeout: options.statementTimeoutMillis ?? 10_000,
   });
   pool.on("error", (error) => options.onPoolError?.(error));
-  let count = 0;
-  pool.on("connect", (client) => {
-    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      count += 1;
-      return original(...args);
-    };
-  });
   const adapter = new PrismaPg(pool, { onPoolError: options.onPoolError });
   const prisma = new PrismaClient({ adapter });
   return {
     prisma,
     pool,
-    queryCount: () => count,
     async ping() {
       try {
         await pool.query("SELECT 1");

@@ -3,6 +3,8 @@ import pg from "pg";
 import { migrate } from "./migrate.js";
 import { API_ROLE, IDENTITY_ROLE, type ServiceUrls, urlAs } from "./roles.js";
 
+export { type CountedDb, createCountedDb } from "./statement-count.js";
+
 /** A migrated, empty database of its own for one test file. */
 export interface TestDatabase {
   /** The admin URL (the server's superuser): migrations, seeding rows across the boundary. */
