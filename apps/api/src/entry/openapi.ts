@@ -1,3 +1,4 @@
+import { SESSION_COOKIE_SUFFIX } from "@app/contracts";
 import { buildOpenApi, type RouteTable } from "@app/http-kit";
 import { Router } from "express";
 
@@ -17,7 +18,7 @@ export function openApiRoutes(table: RouteTable, serverUrl: string): Router {
         serverUrl,
         securitySchemes: {
           bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
-          sessionCookie: { type: "apiKey", in: "cookie", name: "<prefix>.session_token" },
+          sessionCookie: { type: "apiKey", in: "cookie", name: `<prefix>${SESSION_COOKIE_SUFFIX}` },
         },
       }),
     );
