@@ -154,6 +154,15 @@ function forbiddenRules(root) {
       },
     },
     {
+      name: "api-folders-not-circular",
+      severity: "error",
+      comment:
+        "The API is built by feature folders (apps/api/src/tasks, mcp, uploads, ...) over entry/ and lib/: no folder imports a folder that imports it back, so each feature can be read, moved or removed from the top down.",
+      scope: "folder",
+      from: { path: "^apps/api/src/" },
+      to: { circular: true },
+    },
+    {
       name: "only-entry-points-of-other-packages",
       severity: "error",
       comment: "Another package is reached through what its package.json exports, never its dist/ or src/ files.",

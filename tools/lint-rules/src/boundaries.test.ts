@@ -50,6 +50,8 @@ describe("import boundaries (boundaries.cjs on a repository that breaks each rul
   it("reports exactly the broken imports, and none of the allowed ones", () => {
     expect(violations).toEqual(
       [
+        "api-folders-not-circular: apps/api/src/events → apps/api/src/tasks",
+        "api-folders-not-circular: apps/api/src/tasks → apps/api/src/events",
         "api-not-to-identity: apps/api/src/uses-identity.ts → apps/identity/src/server.ts",
         "apps-not-to-other-apps: apps/api/src/uses-identity.ts → apps/identity/src/server.ts",
         "apps-not-to-other-apps: apps/gateway/src/server.ts → apps/api/src/app.ts",

@@ -13,6 +13,12 @@ export const FIXTURE: Readonly<Record<string, string>> = {
   "apps/api/src/app.ts": `export const app = "app";\n`,
   // api-not-to-identity (by package name) and apps-not-to-other-apps
   "apps/api/src/uses-identity.ts": `import { identity } from "@fixture/identity";\nexport const seen = identity;\n`,
+  // api-folders-not-circular: tasks/ → events/ → tasks/, though no module imports itself back
+  "apps/api/src/tasks/routes.ts": `import { hub } from "../events/hub.js";\nimport { guard } from "../entry/guard.js";\nexport const routes = [hub, guard];\n`,
+  "apps/api/src/tasks/service.ts": `export const service = "tasks";\n`,
+  "apps/api/src/events/hub.ts": `import { service } from "../tasks/service.js";\nexport const hub = service;\n`,
+  // allowed: a feature imports entry/, which imports no feature
+  "apps/api/src/entry/guard.ts": `export const guard = "bearer";\n`,
   "apps/identity/package.json": manifest("@fixture/identity", undefined, "dist/server.js"),
   "apps/identity/src/server.ts": `export const identity = "identity";\n`,
   "apps/gateway/package.json": manifest("@fixture/gateway", undefined, "dist/server.js"),
