@@ -63,7 +63,7 @@ export function identityGuards(rateLimits: RateLimits, sessions: Pick<Sessions, 
     sessionCookies: middlewareGuard("cookies", parseCookies, { security: SESSION_COOKIE_SCHEME }),
     // Password work of this request waits in the queue of its client's address.
     passwordQueue: aroundGuard("passwordQueue", (req, _res, rest) => passwordQueue.asClient(clientKey(req), rest)),
-    session: guard("session", (req, res) => resolveSession(sessions, cookie, req, res), { security: SESSION_COOKIE_SCHEME }),
+    session: guard("session", (req, res) => resolveSession(sessions, cookie, req, res)),
     signedIn: guard(
       "signedIn",
       async (req, res) => {
