@@ -54,7 +54,8 @@ const logged = (service: Service, pattern: RegExp) =>
     20,
   );
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How many uploads the API is writing: each has a `.partial` file (apps/api/src/uploads/file-store.ts). */
+const partials = async () => (await readdir(cluster.uploadDir)).filter((name) => name.endsWith(".partial")).length;
 
 describe("graceful shutdown on SIGTERM", () => {
   it("API: in-flight upload finishes, abandoned one leaves nothing, SSE gets shutdown, WS closes 1001", async () => {
@@ -89,7 +90,7 @@ describe("graceful shutdown on SIGTERM", () => {
     const finished = slowRequest(`${api.url}/api/uploads`, headers);
     const abandoned = slowRequest(`${api.url}/api/uploads`, headers);
     for (const r of [finished, abandoned]) r.req.write(Buffer.concat([Buffer.from(head), file.subarray(0, file.length / 2)]));
-    await sleep(500);
+    await waitFor("both uploads in flight", async () => (await partials()) === 2, 15_000, 20);
 
     api.process.child.kill("SIGTERM");
     await logged(api, /"msg":"shutting down"/);
@@ -97,7 +98,8 @@ describe("graceful shutdown on SIGTERM", () => {
     await expect(fetch(`${api.url}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
 
     abandoned.req.destroy();
-    await sleep(200);
+    // The API has seen the abandon once it removed that upload's partial file.
+    await waitFor("the abandoned upload removed", async () => (await partials()) === 1, 15_000, 20);
     finished.req.end(Buffer.concat([file.subarray(file.length / 2), Buffer.from(tail)]));
     const answer = await finished.answer;
     if (answer instanceof Error) throw answer;
@@ -129,8 +131,11 @@ describe("graceful shutdown on SIGTERM", () => {
     const email = `slow-${randomBytes(4).toString("hex")}@example.com`;
     const body = JSON.stringify({ email, password: "correct horse battery", name: "Slow" });
     const signUpReq = slowRequest(`${identity.url}/api/auth/sign-up/email`, { "content-type": "application/json" });
+    await new Promise((resolve) => signUpReq.req.once("socket", (s) => s.once("connect", resolve)));
     signUpReq.req.write(body.slice(0, 20));
-    await sleep(500);
+    // A connection made after the sign-up's and answered: the server has accepted the sign-up's
+    // connection too (it accepts its backlog in order), and read its head and first bytes, written before.
+    expect((await fetch(`${identity.url}/healthz`, { signal: AbortSignal.timeout(5_000) })).status).toBe(200);
     identity.process.child.kill("SIGTERM");
     await logged(identity, /"msg":"shutting down"/);
     signUpReq.req.end(body.slice(20));
