@@ -3,7 +3,7 @@ import { USER_DELETED_CHANNEL } from "@app/contracts";
 import { createDb } from "@app/db";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runHousekeeping } from "../src/housekeeping.js";
 import { sessionCookie, signUp } from "./kit.js";
 import { linkOf, type MailKit, mailKit } from "./mail-kit.js";
@@ -233,8 +233,7 @@ describe("delete-user", () => {
       await request(kit.app).post("/api/auth/sign-in/email").send({ email: body.email, password: PASSWORD }).expect(401);
       expect(await kit.db.prisma.account.count({ where: { userId: user.id } })).toBe(0);
       expect(await kit.db.prisma.session.count({ where: { userId: user.id } })).toBe(0);
-      await new Promise((r) => setTimeout(r, 100));
-      expect(notes.map((n) => JSON.parse(n))).toContainEqual({ userId: user.id });
+      await vi.waitFor(() => expect(notes.map((n) => JSON.parse(n))).toContainEqual({ userId: user.id }));
 
       // The API sees the pending deletion (and no longer the user), marks its part done...
       const outbox = await api.query(`SELECT user_id FROM "user_deletion" WHERE api_done_at IS NULL`);
