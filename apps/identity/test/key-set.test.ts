@@ -2,7 +2,7 @@ import { JWT_LIFETIME_SECONDS, SET_AUTH_JWT_HEADER } from "@app/contracts";
 import { createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import request from "supertest";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_KEY_ACTIVATION_DELAY_MS, ROTATION_SKEW_MS } from "../src/services/key-set.js";
 import { frozenClock, identityKit, type Kit, signUp } from "./kit.js";
 
@@ -72,7 +72,9 @@ describe("AUTH_SECRET changed", () => {
     const oldInstance = await kit({ AUTH_SECRET: "first-secret-first-secret-first-secret-1" });
     const { cookie } = await signUp(oldInstance.app);
     await tokenFor(oldInstance, cookie);
-    await new Promise((r) => setTimeout(r, 5));
+    // The new instance's key is to be strictly younger than the old one (keys are ordered by creation).
+    const { createdAt } = await oldInstance.db.prisma.jwks.findFirstOrThrow({ where: { retiredAt: null } });
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(createdAt.getTime()));
     const newInstance = await kit({ AUTH_SECRET: "second-secret-second-secret-second-secr" });
     const fresh = (await signUp(newInstance.app)).cookie;
     const newKid = decodeProtectedHeader(await tokenFor(newInstance, fresh)).kid;
