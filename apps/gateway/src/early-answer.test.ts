@@ -17,19 +17,24 @@ const REFUSED = JSON.stringify({ ok: false, error: { code: "unsupported_media_ty
  * body bytes arrive, the rest read and discarded; the gateway asks for `connection: close`, so
  * the upstream closes its side right after the answer.
  */
+let answered: () => void = () => undefined;
 const api = http.createServer((req, res) => {
   req.once("data", () => {
     req.resume();
     res.writeHead(415, { "content-type": "application/json", "content-length": Buffer.byteLength(REFUSED) }).end(REFUSED);
+    answered();
   });
 });
 
-/** A body sent in two parts, the second after the answer can have arrived. */
+/** A body sent in two parts, the second once the upstream has answered. */
 function slowBody(size: number): ReadableStream<Uint8Array> {
+  const answer = new Promise<void>((resolve) => {
+    answered = resolve;
+  });
   return new ReadableStream({
     async pull(controller) {
       controller.enqueue(new Uint8Array(1024).fill(120));
-      await new Promise((r) => setTimeout(r, 20));
+      await answer;
       controller.enqueue(new Uint8Array(size).fill(120));
       controller.close();
     },
