@@ -1,6 +1,6 @@
 import http, { type Server } from "node:http";
 import net from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { addressKey, limitConnections, serverOptions } from "./connections.js";
 import { loadServerLimits, SERVICE_LIMITS, type ServerLimits } from "./settings/server.js";
 
@@ -95,8 +95,7 @@ describe("server limits", () => {
     const upgraded = open(port, "GET / HTTP/1.1\r\nhost: x\r\nconnection: upgrade\r\nupgrade: echo\r\n\r\n");
     await new Promise((r) => setTimeout(r, 1_200)); // three request timeouts
     upgraded.socket.write("still here");
-    await new Promise((r) => setTimeout(r, 200));
-    expect(upgraded.received()).toMatch(/^HTTP\/1\.1 101 [\s\S]*\r\n\r\nstill here$/);
+    await vi.waitFor(() => expect(upgraded.received()).toMatch(/^HTTP\/1\.1 101 [\s\S]*\r\n\r\nstill here$/));
   });
 
   it("answers 408 to a body still arriving at the request timeout", async () => {
@@ -119,17 +118,23 @@ describe("server limits", () => {
     // A held connection that closes frees its place.
     held[0]?.socket.destroy();
     await held[0]?.closed;
-    await new Promise((r) => setTimeout(r, 50));
-    const again = open(port, "GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    // The server frees the place once it has seen that close: asked again until then (bounded).
+    const ask = () => open(port, "GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    const until = Date.now() + 5_000;
+    let again = ask();
     await again.closed;
+    while (!/^HTTP\/1\.1 200 /.test(again.received()) && Date.now() < until) {
+      again = ask();
+      await again.closed;
+    }
     expect(again.received()).toMatch(/^HTTP\/1\.1 200 /);
   });
 
   it("closes connections past the total cap as they arrive", async () => {
     const port = await start({ maxConnections: 2 });
     const held = [open(port, HALF, "127.0.0.3"), open(port, HALF, "127.0.0.4")];
+    // Connected before the extra one starts, so ahead of it in the queue the server accepts in order.
     await Promise.all(held.map((h) => h.connected));
-    await new Promise((r) => setTimeout(r, 50));
     const extra = open(port, HALF, "127.0.0.5");
     expect(await within(extra.closed, 5_000)).toBe(true);
     expect(extra.received()).toBe("");
