@@ -35,7 +35,7 @@ export class AccountRecovery {
     this.#logger = deps.logger;
   }
 
-  /** Where links and callbacks may point (the verification landing: routes/link-pages.ts). */
+  /** Where links and callbacks may point (the verification landing: views/link-pages.ts). */
   get linkSettings(): LinkSettings {
     return this.#links;
   }

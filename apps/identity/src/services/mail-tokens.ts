@@ -29,7 +29,7 @@ const SURVIVES_OTHER_LINKS: TokenPurpose = "revert-email-change";
 /**
  * A used verification link keeps its row, marked with this prefix on its purpose, until it
  * expires: opened again, it says the address is verified already instead of "invalid"
- * (routes/account-routes.ts). A marked row is valid for no purpose, so it never works twice.
+ * (routes/mailed-links.ts). A marked row is valid for no purpose, so it never works twice.
  */
 const SPENT = "spent:";
 const KEPT_WHEN_SPENT: readonly TokenPurpose[] = ["verify-email"];

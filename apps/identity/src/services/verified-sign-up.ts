@@ -4,7 +4,7 @@ import type { User } from "@app/db";
 import type { Logger } from "pino";
 import type { IdentityService } from "./identity.js";
 
-/** The fields of a user that sign-up answers with (routes/auth-routes.ts `publicUser`). */
+/** The fields of a user that sign-up answers with (views/public.ts `publicUser`). */
 export type SignUpUser = Pick<User, "id" | "email" | "name" | "emailVerified" | "image" | "createdAt" | "updatedAt">;
 
 /**
