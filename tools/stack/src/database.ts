@@ -25,13 +25,17 @@ export async function ensureDatabase(serverUrl: string, name: string): Promise<s
 }
 
 /**
- * Uses DATABASE_URL as is when set; otherwise starts the embedded PostgreSQL kept under
- * `<dataDir>/pg` (persistent, recovered if a killed run left it running) with a database `app`.
+ * Uses `given.url` (DATABASE_URL) as is when set; otherwise starts the embedded PostgreSQL kept
+ * under `<dataDir>/pg` on `given.port` (EMBEDDED_PG_PORT; persistent, recovered if a killed run
+ * left it running) with a database `app`.
  */
-export async function openStackDatabase(dataDir: string, log: (line: string) => void): Promise<StackDatabase> {
-  const given = process.env.DATABASE_URL;
-  if (given) return { url: given, embedded: undefined };
-  const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
+export async function openStackDatabase(
+  dataDir: string,
+  log: (line: string) => void,
+  given: { url: string | undefined; port: number },
+): Promise<StackDatabase> {
+  if (given.url) return { url: given.url, embedded: undefined };
+  const port = given.port;
   log(`starting embedded PostgreSQL (data in ${path.join(dataDir, "pg")}, port ${port})`);
   const embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "pg"), port, persistent: true });
   try {
@@ -49,12 +53,17 @@ export async function openStackDatabase(dataDir: string, log: (line: string) => 
  * IDENTITY_DATABASE_URL and API_DATABASE_URL when set, otherwise DATABASE_URL for both (a
  * superuser URL then runs without the boundary, for a quick local try; `pnpm doctor` warns).
  */
-export async function serviceDatabaseUrls(database: StackDatabase, passwords: ServiceUrls): Promise<ServiceUrls> {
+export async function serviceDatabaseUrls(
+  database: StackDatabase,
+  passwords: ServiceUrls,
+  // start.ts passes the parsed ones (config.ts); the default reads them as that schema does.
+  given: { identity: string | undefined; api: string | undefined } = {
+    identity: process.env.IDENTITY_DATABASE_URL,
+    api: process.env.API_DATABASE_URL,
+  },
+): Promise<ServiceUrls> {
   if (database.embedded) return setServiceRolePasswords(database.url, passwords);
-  return {
-    identity: process.env.IDENTITY_DATABASE_URL || database.url,
-    api: process.env.API_DATABASE_URL || database.url,
-  };
+  return { identity: given.identity || database.url, api: given.api || database.url };
 }
 
 /** `launchStack`'s `envFor`: identity processes get identity's DATABASE_URL, API processes the API's. */

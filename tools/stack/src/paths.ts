@@ -13,8 +13,6 @@ function findRoot(): string {
 
 /** The repository root. */
 export const ROOT = findRoot();
-/** Local state of `pnpm start`: embedded database, development secrets, uploads. */
-export const DATA_DIR = process.env.STACK_DATA_DIR ?? path.join(ROOT, ".data");
 
 /** Entry points of the service processes (built by `pnpm build`). */
 export const ENTRY = {

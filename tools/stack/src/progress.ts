@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { launcherConfig } from "./config.js";
 
 /** A `stack    | …` line on stdout. */
 export const log = (line: string) => {
@@ -8,7 +9,7 @@ export const log = (line: string) => {
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** When `pnpm start` began: bin/start.mjs passes its own start (the build came first). */
-const startedAt = Number(process.env.STACK_STARTED_AT) || performance.timeOrigin;
+const startedAt = launcherConfig().startedAt ?? performance.timeOrigin;
 
 /** Time since `pnpm start` began. */
 export const elapsed = () => seconds(Date.now() - startedAt);

@@ -7,13 +7,13 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrate } from "@app/db/migrate";
+import { launcherConfig } from "./config.js";
 import { databaseEnvFor, openStackDatabase, type StackDatabase, serviceDatabaseUrls } from "./database.js";
 import { type DevLoop, startDevLoop } from "./dev.js";
 import { launchStack, type RunningStack } from "./launch.js";
 import { onStopRequest } from "./lifecycle.js";
 import { wantsLocalIdp } from "./local-idp.js";
 import { wantsMcpSample } from "./mcp-sample.js";
-import { DATA_DIR } from "./paths.js";
 import { signal, waitGone } from "./pids.js";
 import { checkPorts, PortTakenError, type WantedPort } from "./ports.js";
 import { stopAll } from "./processes.js";
@@ -28,8 +28,11 @@ let stack: RunningStack | undefined;
 let record: StackRecord | undefined;
 let reaper: number | undefined;
 let devLoop: DevLoop | undefined;
+/** The launcher's variables, parsed once (config.ts); an invalid one has already exited with 78. */
+const config = launcherConfig();
+const DATA_DIR = config.dataDir;
 /** `pnpm dev` (bin/dev.mjs): rebuild and restart on change, the web app on Vite's dev server. */
-const DEV = process.env.STACK_DEV === "1";
+const DEV = config.dev;
 let stopping = false;
 
 async function shutdown(code: number): Promise<never> {
@@ -83,10 +86,10 @@ function save(): void {
 }
 
 try {
-  const port = Number(process.env.PORT ?? 3000);
+  const port = config.port;
   // The web app on its own origin (default http://localhost:5173); WEB_PORT=off leaves it out.
-  const webPort = process.env.WEB_PORT === "off" ? undefined : Number(process.env.WEB_PORT ?? 5173);
-  const pgPort = process.env.DATABASE_URL ? undefined : Number(process.env.EMBEDDED_PG_PORT ?? 54329);
+  const webPort = config.webPort;
+  const pgPort = config.databaseUrl ? undefined : config.embeddedPgPort;
   const wanted: WantedPort[] = [
     { port, variable: "PORT", role: "the base URL" },
     ...(webPort === undefined ? [] : [{ port: webPort, variable: "WEB_PORT", role: "the web app" }]),
@@ -105,10 +108,10 @@ try {
   save();
   const secrets = await loadDevSecrets(DATA_DIR);
 
-  let done = phase("database", process.env.DATABASE_URL ? "connecting to DATABASE_URL" : `embedded PostgreSQL on port ${pgPort}`);
-  databaseStarting = openStackDatabase(DATA_DIR, log);
+  let done = phase("database", config.databaseUrl ? "connecting to DATABASE_URL" : `embedded PostgreSQL on port ${pgPort}`);
+  databaseStarting = openStackDatabase(DATA_DIR, log, { url: config.databaseUrl, port: config.embeddedPgPort });
   database = await databaseStarting;
-  done(process.env.DATABASE_URL ? "connected" : `embedded PostgreSQL up on port ${pgPort}`);
+  done(config.databaseUrl ? "connected" : `embedded PostgreSQL up on port ${pgPort}`);
   if (stopping) await shutdown(0);
 
   done = phase("migrations", "applying the schema");
@@ -120,12 +123,12 @@ try {
   stack = await launchStack({
     databaseUrl: database.url,
     // Each service connects as its own database role (docs/database-roles.md).
-    envFor: databaseEnvFor(await serviceDatabaseUrls(database, secrets.databasePasswords)),
+    envFor: databaseEnvFor(await serviceDatabaseUrls(database, secrets.databasePasswords, config.serviceDatabaseUrls)),
     port,
-    authSecret: process.env.AUTH_SECRET ?? secrets.authSecret,
-    dataEncryptionKey: process.env.DATA_ENCRYPTION_KEY ?? secrets.dataEncryptionKey,
-    ...(process.env.BASE_URL ? { baseUrl: process.env.BASE_URL } : {}),
-    env: { UPLOAD_DIR: process.env.UPLOAD_DIR ?? `${DATA_DIR}/uploads` },
+    authSecret: config.authSecret ?? secrets.authSecret,
+    dataEncryptionKey: config.dataEncryptionKey ?? secrets.dataEncryptionKey,
+    ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+    env: { UPLOAD_DIR: config.uploadDir },
     ...(webPort === undefined ? {} : { web: { port: webPort, dev: DEV } }),
     // Without SMTP_URL, mail goes to an in-process catcher, shown at {base_url}/dev/mail (dev-mail.ts);
     // it lives in this process, so stack.stop() and every exit of this process end it.
@@ -133,7 +136,7 @@ try {
     // MCP_SAMPLE=true: the sample MCP server runs in this process too (mcp-sample.ts), never in production.
     mcpSample: wantsMcpSample(process.env),
     // LOCAL_IDP=true: a local OpenID Provider runs in this process too (local-idp.ts), never in production.
-    ...(wantsLocalIdp(process.env) ? { localIdp: { port: Number(process.env.LOCAL_IDP_PORT ?? 0) } } : {}),
+    ...(wantsLocalIdp(process.env) ? { localIdp: { port: config.localIdpPort } } : {}),
     // In development a broken edit crashes a service until the next one: never give up there.
     restart: DEV ? { ...DEFAULT_RESTART, maxCrashes: Number.POSITIVE_INFINITY } : DEFAULT_RESTART,
     onSpawn: (proc) => {
@@ -167,10 +170,9 @@ if (stack && !stopping) {
   if (stack.webUrl) log(`web app: ${stack.webUrl}`);
   if (stack.devMail) log(`mail: no SMTP_URL, so mail is caught locally: ${stack.baseUrl}/dev/mail (links also print here)`);
   if (stack.mcpSample) log(`mcp: sample MCP server at ${stack.mcpSample.url}: add this URL on the web app's MCP page, then Connect`);
-  else if (process.env.MCP_SAMPLE === "true") log("mcp: MCP_SAMPLE is ignored with NODE_ENV=production (the sample approves everyone)");
+  else if (config.mcpSample) log("mcp: MCP_SAMPLE is ignored with NODE_ENV=production (the sample approves everyone)");
   if (stack.localIdp) log(`idp: "Continue with Local IdP" on the sign-in page signs in at ${stack.localIdp.issuer}`);
-  else if (process.env.LOCAL_IDP === "true")
-    log("idp: LOCAL_IDP is ignored with NODE_ENV=production (its login form accepts any password)");
+  else if (config.localIdp) log("idp: LOCAL_IDP is ignored with NODE_ENV=production (its login form accepts any password)");
   const exited = await stack.firstExit;
   if (!stopping) {
     log(`${exited.name} ${await stack.exitReason}`);

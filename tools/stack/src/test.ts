@@ -8,17 +8,20 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from "@app/db/embedded";
+import { loadTestRunnerConfig } from "./config.js";
 import { ROOT } from "./paths.js";
 
 const log = (line: string) => process.stdout.write(`test     | ${line}\n`);
+/** The runner's variables, parsed once (config.ts); an invalid one has already exited with 78. */
+const config = loadTestRunnerConfig();
 
 // The Redis suites skip without REDIS_URL, which is right on a laptop and wrong in CI: there a
 // missing Redis would pass the run while the hardening tests never ran.
-if (process.env.CI === "true" && !process.env.REDIS_URL) {
+if (config.ci && !config.redisUrl) {
   log("CI=true but REDIS_URL is not set: the Redis suites would be skipped. Set REDIS_URL (e.g. redis://127.0.0.1:6379).");
   process.exit(1);
 }
-const given = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+const given = config.databaseUrl;
 let embedded: EmbeddedPostgresHandle | undefined;
 let tmp: string | undefined;
 
