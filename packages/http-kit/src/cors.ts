@@ -19,7 +19,7 @@ export interface CorsPolicyOptions {
  */
 export function corsPolicy(options: CorsPolicyOptions): RequestHandler {
   const allowed = new Set(options.origins);
-  return cors({
+  const policy = cors({
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
     credentials: true,
     methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
@@ -34,4 +34,13 @@ export function corsPolicy(options: CorsPolicyOptions): RequestHandler {
     ],
     maxAge: 600,
   }) as RequestHandler;
+  // A request without Origin is not a CORS request: `cors` would copy its options, ask the origin
+  // callback (which refuses undefined) and call next without a header. Same answer, no work.
+  return (req, res, next) => {
+    if (req.headers.origin === undefined) {
+      next();
+      return;
+    }
+    return policy(req, res, next);
+  };
 }

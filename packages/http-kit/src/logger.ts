@@ -186,8 +186,11 @@ export function createLogger(options: LoggerOptions): Logger {
 
 /** Requests that arrive all the time and say nothing on success: CORS preflights and probes. */
 function isRoutine(method: string, url: string): boolean {
-  const path = url.split("?")[0];
-  return method === "OPTIONS" || path === "/healthz" || path === "/readyz";
+  if (method === "OPTIONS") return true;
+  // The path is the URL up to `?`, compared in place (no array per request).
+  const end = url.indexOf("?");
+  const path = end < 0 ? url.length : end;
+  return (path === 8 && url.startsWith("/healthz")) || (path === 7 && url.startsWith("/readyz"));
 }
 
 /**

@@ -34,3 +34,11 @@ describe("redactUrl: secret path segments", () => {
     expect(redactUrl("/api/auth/request-password-reset")).toBe("/api/auth/request-password-reset");
   });
 });
+
+describe("redactUrl: the common path", () => {
+  it("returns a path without a percent sign or a secret parent unchanged, and still finds a parent padded with `+`", () => {
+    const path = "/api/me";
+    expect(redactUrl(path)).toBe(path);
+    expect(redactUrl(`/api/auth/+Reset-Password+/${TOKEN}`)).toBe("/api/auth/+Reset-Password+/[REDACTED]");
+  });
+});

@@ -20,6 +20,11 @@ const SECRET_PATH_PARENTS = new Set(["reset-password"]);
 
 const REDACTED = "[REDACTED]";
 
+/** Any {@link SECRET_PATH_PARENTS} name, in any letter case, anywhere in a path. */
+const PARENT_IN_PATH = new RegExp([...SECRET_PATH_PARENTS].map((name) => name.replace(/[-]/g, "\\-")).join("|"), "i");
+/** The parents as an array, for the per-segment prefix check. */
+const PARENTS = [...SECRET_PATH_PARENTS];
+
 /** A URL component decoded for comparison (as it is when it cannot be decoded), lower case. */
 function comparable(raw: string): string {
   try {
@@ -36,6 +41,10 @@ function comparable(raw: string): string {
  * (an encoded slash) is redacted whole.
  */
 function redactPath(path: string): string {
+  // Without a percent sign a segment decodes to itself (`+` to a space, which trim then drops),
+  // so a path that does not contain a parent's name in any case has nothing to redact: the
+  // usual request costs one lower-case copy instead of a decode per segment.
+  if (!path.includes("%") && !PARENT_IN_PATH.test(path)) return path;
   const segments = path.split("/");
   let secret = false;
   for (let i = 0; i < segments.length; i += 1) {
@@ -46,7 +55,7 @@ function redactPath(path: string): string {
     }
     const name = comparable(raw);
     if (SECRET_PATH_PARENTS.has(name)) secret = true;
-    else if ([...SECRET_PATH_PARENTS].some((parent) => name.startsWith(`${parent}/`))) segments[i] = REDACTED;
+    else if (PARENTS.some((parent) => name.startsWith(`${parent}/`))) segments[i] = REDACTED;
   }
   return segments.join("/");
 }
