@@ -18,7 +18,7 @@ import { bearer } from "./entry/bearer.js";
 import { cookieSession } from "./entry/cookie-session.js";
 import { apiCors } from "./entry/cors.js";
 import { healthRoutes } from "./entry/health.js";
-import { openApiRoutes } from "./entry/openapi.js";
+import { openApiRoute } from "./entry/openapi.js";
 import { wsUpgradeHandler } from "./entry/ws-upgrade.js";
 import { EventBus } from "./events/bus.js";
 import { keySetPush } from "./events/key-set-push.js";
@@ -132,10 +132,10 @@ function textProviderFrom(config: ApiConfig, doFetch: typeof fetch | undefined):
 }
 
 /**
- * Builds the API (never listens). Order: request context + logging, health, CORS, the route
- * table (each route orders its own guards: bearer, or the session cookie of the MCP authorize
- * route; then role, body readers, stream context), 404, errors. A body is read only by a guard
- * placed after authentication.
+ * Builds the API (never listens). Order: request context + logging, security headers, CORS on
+ * /api, the route table (health and the OpenAPI document included; each route orders its own
+ * guards: bearer, or the session cookie of the MCP authorize route, then role, body readers,
+ * stream context), 404, errors. A body is read only by a guard placed after authentication.
  */
 export function createApp(deps: ApiDeps): ApiApp {
   const { config, db, logger } = deps;
@@ -199,11 +199,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.set("trust proxy", config.trustProxy);
   app.use(requestLogging(logger));
   app.use(securityHeaders());
-  app.use(healthRoutes(db, bus));
-  app.use(
-    "/api",
-    apiCors({ origins: config.corsOrigins, exposeAuthHeader: config.exposeAuthHeader, expose: [NEXT_CURSOR_HEADER, "link"] }),
-  );
+  app.use(apiCors({ origins: config.corsOrigins, exposeAuthHeader: config.exposeAuthHeader, expose: [NEXT_CURSOR_HEADER, "link"] }));
 
   const signedIn = bearer(authenticate);
   const maxResumeEvents = config.sseMaxResumeEvents;
@@ -221,8 +217,9 @@ export function createApp(deps: ApiDeps): ApiApp {
     ...generateRoutes(signedIn, { provider: deps.textProvider ?? textProviderFrom(config, deps.fetch), sse, logger, caps }),
     ...mcpOAuthRoutes({ oauth, session, returnUrl: config.mcpReturnUrl, nonceCookie: nonceCookie(config.baseUrl), logger }),
     ...adminRoutes(signedIn, roles),
+    ...healthRoutes(db, bus),
   );
-  app.use(openApiRoutes(routes, config.baseUrl));
+  routes.add(openApiRoute(routes, config.baseUrl));
   app.use(routes.router());
   app.use(notFoundHandler());
   app.use(errorHandler({ logger, classify }));

@@ -63,6 +63,9 @@ describe("route conformance", () => {
   it("answers every route of the table with a body its response schema accepts", async () => {
     const u = await t.user();
     await call(u, "GET", "/api/me", 200);
+    await call(u, "GET", "/healthz", 200);
+    await call(u, "GET", "/readyz", 200);
+    await call(u, "GET", "/api/openapi.json", 200);
 
     const taskId = await crud(u, "/api/tasks", { title: "t" }, { title: "t2" });
     await call(u, "POST", `/api/tasks/${taskId}/messages`, 201, { text: "json message" });
