@@ -2,33 +2,24 @@
 /**
  * `pnpm bench`: starts the product as `pnpm start` does (embedded PostgreSQL, identity, API,
  * gateway) plus a bench-only reference server and a load-generator process, pins servers and load
- * to different cores, runs the scenarios in interleaved rounds, prints the results and appends
- * them to docs/benchmarks.md. Everything started is stopped at the end, on failure and on Ctrl-C.
+ * to different cores, runs the selected scenarios (scenarios/, one file each, in the order of
+ * scenarios/index.ts), prints the results and writes them to a dated file under
+ * artifacts/bench/runs/ (git-ignored; docs/benchmarks.md keeps the method and the latest
+ * verdicts). Everything started is stopped at the end, on failure and on Ctrl-C.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT } from "@app/stack";
 import { cleanupAll, installSignalHandlers } from "./cleanup.js";
 import { type Cores, pinDatabase, startDatabase, startLoadWorker, startReferenceServer, startStack, startTwin } from "./infra.js";
-import { pairsScenario } from "./pairs.js";
-import { peersScenario } from "./peers/scenario.js";
 import { canPin, pin } from "./proc.js";
 import { type RunReport, renderReport } from "./report.js";
-import {
-  authScenario,
-  type Ctx,
-  identityScenario,
-  jwksScenario,
-  memoryScenario,
-  microScenario,
-  profileScenario,
-  streamingScenario,
-  summarizeVariant,
-} from "./scenarios.js";
+import type { Ctx } from "./scenarios/context.js";
+import { SCENARIO_ORDER } from "./scenarios/index.js";
 import { createTasks, identityOf, issueTokens, signUpUsers, unknownKidTokens } from "./seed.js";
 import { parseSettings, type Scenario } from "./settings.js";
 
@@ -45,12 +36,6 @@ function commit(): string {
     return "unknown";
   }
 }
-
-const DOC_HEADER = `# Benchmarks
-
-Method, scenarios and findings are described at the top of this file; \`pnpm bench\` appends one
-dated section per run below.
-`;
 
 async function main(): Promise<number> {
   const settings = parseSettings(process.argv.slice(2));
@@ -176,45 +161,17 @@ async function main(): Promise<number> {
     }
   };
 
-  const micro = await attempt("micro", () => microScenario(ctx));
-  if (micro) report.micro = micro;
-  const memory = await attempt("memory", () => memoryScenario(ctx));
-  if (memory) report.memory = memory;
-  const pairs = await attempt("pairs", () => pairsScenario(ctx));
-  if (pairs) report.pairs = pairs;
-  const peers = await attempt("peers", () => peersScenario(ctx));
-  if (peers) report.peers = peers;
-  const auth = await attempt("auth", () => authScenario(ctx));
-  if (auth) {
-    const plain = auth.find((v) => v.key === "plain");
-    report.auth = auth.map((v) => summarizeVariant(v, plain));
-    const base = report.auth.find((r) => r.key === "plain");
-    for (const r of report.auth) if (base) r.cpuRatio = base.cpuUs / (r.cpuUs + r.pgCpuUs);
-  }
-  const identity = await attempt("identity", () => identityScenario(ctx));
-  if (identity) report.identity = { row: summarizeVariant(identity.getSession, undefined), result: identity };
-  const jwksResult = await attempt("jwks", () => jwksScenario(ctx));
-  if (jwksResult) report.jwks = jwksResult;
-  const streaming = await attempt("streaming", () => streamingScenario(ctx));
-  if (streaming) report.streaming = streaming;
-  const profile = await attempt("profile", () => profileScenario(ctx));
-  if (profile) report.profile = profile;
+  for (const scenario of SCENARIO_ORDER) await attempt(scenario.name, () => scenario.run(ctx, report));
 
   report.finishedAt = new Date();
   report.machine.loadAfter = os.loadavg();
   const markdown = renderReport(report);
   process.stdout.write(`\n${markdown}\n`);
   if (settings.write) {
-    const docs = settings.docsPath ?? path.join(ROOT, "docs", "benchmarks.md");
-    if (!existsSync(docs)) writeFileSync(docs, DOC_HEADER);
-    appendFileSync(docs, `\n${markdown}`);
-    // Keep `pnpm lint` clean: Biome formats Markdown too (best effort; the text is unchanged).
-    try {
-      execFileSync(path.join(ROOT, "node_modules", ".bin", "biome"), ["format", "--write", docs], { cwd: ROOT, stdio: "ignore" });
-    } catch {
-      log("could not run biome format on the report (run `pnpm format`)");
-    }
-    log(`appended to ${path.relative(ROOT, docs)}`);
+    const file = settings.outPath ?? path.join(ROOT, "artifacts", "bench", "runs", `${startedAt.toISOString().replace(/[:.]/g, "-")}.md`);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, `# pnpm bench ${process.argv.slice(2).join(" ")}\n${markdown}`);
+    log(`written to ${path.relative(ROOT, file)}`);
   }
   return report.failures.length ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PAIRS, type PairResult } from "./pairs.js";
 import { type RunReport, targets } from "./report.js";
+import { PAIRS, type PairResult } from "./scenarios/pairs.js";
 import { parseSettings } from "./settings.js";
 
 function pair(key: string, ratio: number): PairResult {

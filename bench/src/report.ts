@@ -1,11 +1,17 @@
-import { COLD_BOUND_RATIO, type PairResult } from "./pairs.js";
 import type { PeerResult } from "./peers/defs.js";
 import { peerTargets, renderPeers } from "./peers/report.js";
-import type { IdentityResult, JwksResult, MemoryResult, MicroResult, ProfileResult, Row, StreamingResult } from "./scenarios.js";
+import type { Row } from "./scenarios/context.js";
+import type { IdentityResult } from "./scenarios/identity.js";
+import type { JwksResult } from "./scenarios/jwks.js";
+import type { MemoryResult } from "./scenarios/memory.js";
+import type { MicroResult } from "./scenarios/micro.js";
+import { COLD_BOUND_RATIO, type PairResult } from "./scenarios/pairs.js";
+import type { ProfileResult } from "./scenarios/profile.js";
+import type { StreamingResult } from "./scenarios/streaming.js";
 import { SCENARIOS, type Settings } from "./settings.js";
 import { fmt } from "./stats.js";
 
-/** Everything a run produced, for the printed table and the dated section of docs/benchmarks.md. */
+/** Everything a run produced, for the printed tables and the dated file under artifacts/bench/runs/. */
 export interface RunReport {
   startedAt: Date;
   finishedAt: Date;

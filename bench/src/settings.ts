@@ -33,10 +33,11 @@ export interface Settings {
   logLevel: string;
   write: boolean;
   pin: boolean;
-  docsPath: string | undefined;
+  /** Where the run is written (`--out`); default artifacts/bench/runs/<start time>.md. */
+  outPath: string | undefined;
 }
 
-const USAGE = `pnpm bench [--quick] [--only a,b] [--rounds N] [--duration S] [--connections N] [--pair-rounds N] [--adjacent-rounds N] [--pairs key,key] [--log-level L] [--no-write] [--no-pin]
+const USAGE = `pnpm bench [--quick] [--only a,b] [--rounds N] [--duration S] [--connections N] [--pair-rounds N] [--adjacent-rounds N] [--pairs key,key] [--log-level L] [--no-write] [--no-pin] [--out FILE]
 scenarios: ${SCENARIOS.join(", ")} (default: all; "profile" only in a full run or when named)`;
 
 export function parseSettings(argv: readonly string[]): Settings {
@@ -92,6 +93,6 @@ export function parseSettings(argv: readonly string[]): Settings {
     logLevel: value("--log-level") ?? "info",
     write: !argv.includes("--no-write"),
     pin: !argv.includes("--no-pin"),
-    docsPath: value("--docs"),
+    outPath: value("--out"),
   };
 }

@@ -2,8 +2,9 @@
  * What the peers scenario (scenario.ts) measures: the pairs, their targets, and the one parsing
  * helper it needs. Pure: the report and the tests import it without the scenario's processes.
  */
-import { type PairResult, summarizePair } from "../pairs.js";
+
 import type { HttpResult } from "../protocol.js";
+import { type PairResult, summarizePair } from "../scenarios/pairs.js";
 import { median } from "../stats.js";
 
 /** Targets on ours ÷ peer req/s. */

@@ -15,10 +15,10 @@
  * An A/A control pair (/plain against itself) shows each method's own error.
  */
 
-import type { Twin } from "./infra.js";
-import type { HttpResult, HttpSpec } from "./protocol.js";
-import type { Ctx } from "./scenarios.js";
-import { median, rotate, spread } from "./stats.js";
+import type { Twin } from "../infra.js";
+import type { HttpResult, HttpSpec } from "../protocol.js";
+import { median, rotate, spread } from "../stats.js";
+import type { Ctx } from "./context.js";
 
 /** How a pair was measured (see the module comment). */
 export type PairMode = "adjacent" | "simultaneous";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { HttpResult } from "../protocol.js";
 import { COLD_BOUND_RATIO, combine, PAIRS, summarizePair } from "./pairs.js";
-import type { HttpResult } from "./protocol.js";
 
 function run(rps: number, cpuMsPerSec: number, seconds = 3): HttpResult {
   const requests = Math.round(rps * seconds);

@@ -1,7 +1,7 @@
 /**
  * The "peers" scenario: the product against the setups a team would otherwise adopt, side by side
  * in one run, in adjacent A B B A rounds on the server core (as the pairs scenario's adjacent mode,
- * bench/src/pairs.ts): A is the peer, B is ours, each round's ratio is (B1 + B2) ÷ (A1 + A2) req/s.
+ * bench/src/scenarios/pairs.ts): A is the peer, B is ours, each round's ratio is (B1 + B2) ÷ (A1 + A2) req/s.
  *
  * - get-session with JWT issuance: better-auth + JWT plugin on Express and PostgreSQL
  *   (better-auth-server.ts, `GET /api/auth/get-session`, JWT in `set-auth-jwt`) vs identity's
@@ -16,13 +16,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureDatabase } from "@app/stack";
 import { pinDatabase, startTwin, type Twin } from "../infra.js";
-import { combine } from "../pairs.js";
+import { cookieFrom, PEER_PAIRS, type PeerPair, type PeerResult, type PeerSide, type Server, summarizePeer } from "../peers/defs.js";
 import { pin } from "../proc.js";
 import type { HttpResult, HttpSpec } from "../protocol.js";
-import type { Ctx } from "../scenarios.js";
 import { getSessionToken, mapLimit } from "../seed.js";
 import { rotate } from "../stats.js";
-import { cookieFrom, PEER_PAIRS, type PeerPair, type PeerResult, type PeerSide, type Server, summarizePeer } from "./defs.js";
+import type { Ctx } from "./context.js";
+import { combine } from "./pairs.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -121,7 +121,7 @@ export async function peersScenario(ctx: Ctx): Promise<PeerResult[]> {
   try {
     const databaseUrl = await ensureDatabase(ctx.db.serverUrl, "better_auth");
     ctx.log("peers: starting better-auth (JWT plugin, Express, PostgreSQL database better_auth) and the jose resource server");
-    const betterAuth = await startTwin("better-auth", path.join(HERE, "better-auth-server.js"), ctx.cores.server, [], {
+    const betterAuth = await startTwin("better-auth", path.join(HERE, "..", "peers", "better-auth-server.js"), ctx.cores.server, [], {
       ...process.env,
       NODE_ENV: "production",
       DATABASE_URL: databaseUrl,
@@ -130,7 +130,7 @@ export async function peersScenario(ctx: Ctx): Promise<PeerResult[]> {
       BASE_URL: "",
     });
     started.push(betterAuth);
-    const jose = await startTwin("jose resource server", path.join(HERE, "jose-resource-server.js"), ctx.cores.server, [], {
+    const jose = await startTwin("jose resource server", path.join(HERE, "..", "peers", "jose-resource-server.js"), ctx.cores.server, [], {
       ...process.env,
       NODE_ENV: "production",
       JWKS_URL: `${identityUrl}/api/auth/jwks`,
