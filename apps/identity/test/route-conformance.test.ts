@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { createDb, type Db } from "@app/db";
 import { createTestDatabase, type TestDatabase } from "@app/db/testing";
-import { createLogger, routeKey } from "@app/http-kit";
+import { createLogger, redactUrl, routeKey } from "@app/http-kit";
 import { createMailer, type Mailer } from "@app/mailer";
 import { type MailCatcher, startMailCatcher } from "@app/mailer/catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -214,5 +214,11 @@ describe("identity's route table", () => {
     });
     const unauthorized = await expectJson(await anonymous.post("/api/auth/get-session"), 401);
     expect([unauthorized.code, unauthorized.message]).toEqual(["unauthorized", "no valid session: sign in first"]);
+  });
+
+  it("keeps every secret path parameter of the table out of the request log", () => {
+    const secret = built.routes.routes.filter((route) => /:\w*(token|secret|code|key|password)/i.test(route.path));
+    expect(secret.map(routeKey)).toEqual(["GET /api/auth/reset-password/:token"]);
+    for (const route of secret) expect(redactUrl(route.path.replace(/:\w+/g, "s3cr3t-value"))).not.toContain("s3cr3t-value");
   });
 });
