@@ -25,10 +25,13 @@ describe("peer pairs", () => {
     expect(session?.a.path).toBe("/api/auth/get-session");
     expect(session?.b.path).toBe("/api/auth/get-session");
     expect(session?.threshold).toBe(PEER_TARGETS.getSession);
-    for (const key of ["peer-me-hot", "peer-me-cold"]) {
+    for (const [key, threshold] of [
+      ["peer-me-hot", PEER_TARGETS.meRepeated],
+      ["peer-me-cold", PEER_TARGETS.meCold],
+    ] as const) {
       const pair = PEER_PAIRS.find((p) => p.key === key);
       expect(pair?.a.load).toBe(pair?.b.load);
-      expect(pair?.threshold).toBe(PEER_TARGETS.me);
+      expect(pair?.threshold).toBe(threshold);
     }
   });
 });
