@@ -1,4 +1,5 @@
 import path from "node:path";
+import { AUTH_BASE_PATH } from "@app/contracts";
 import {
   commaList,
   databaseSettingsShape,
@@ -264,8 +265,8 @@ export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): A
     port: env.PORT,
     databaseUrl: env.DATABASE_URL,
     identityUrl,
-    jwksUrl: `${identityUrl}/api/auth/jwks`,
-    getSessionUrl: `${identityUrl}/api/auth/get-session`,
+    jwksUrl: `${identityUrl}${AUTH_BASE_PATH}/jwks`,
+    getSessionUrl: `${identityUrl}${AUTH_BASE_PATH}/get-session`,
     baseUrl,
     issuer,
     audience,

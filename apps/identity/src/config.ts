@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { SESSION_COOKIE_SUFFIX } from "@app/contracts";
 import {
   databaseSettingsShape,
   describeSettings,
@@ -64,14 +65,10 @@ const schema = z
       .regex(/^rediss?:\/\//, "REDIS_URL must start with redis:// or rediss://")
       .optional()
       .describe("shares the rate limit counters of every instance (in memory per process when unset)"),
-    RATE_LIMIT_REDIS_PREFIX: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({
-        description: "key prefix of the rate limit counters in Redis",
-        docDefault: "derived from the database's host, port and name",
-      }),
+    RATE_LIMIT_REDIS_PREFIX: z.string().min(1).optional().meta({
+      description: "key prefix of the rate limit counters in Redis",
+      docDefault: "derived from the database's host, port and name",
+    }),
     RATE_LIMIT_IP_MAX: int(1).default(100).describe("sign-in and sign-up requests per client IP per route and window"),
     RATE_LIMIT_IP_WINDOW_MS: int(100)
       .default(15 * MINUTE)
@@ -281,7 +278,7 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
     baseUrl,
     corsOrigins: [...new Set([...origins, new URL(baseUrl).origin])],
     exposeAuthHeader: env.CORS_EXPOSE_AUTH_HEADER === "true",
-    cookieName: `${env.COOKIE_PREFIX}.session_token`,
+    cookieName: `${env.COOKIE_PREFIX}${SESSION_COOKIE_SUFFIX}`,
     secureCookies: baseUrl.startsWith("https:"),
     issuer,
     audience,
