@@ -1,6 +1,6 @@
 import { aroundGuard, type Guard, guard, jsonBodyGuard, middlewareGuard } from "@app/http-kit";
 import cookieParser from "cookie-parser";
-import type { Response } from "express";
+import type { Request, Response } from "express";
 import { passwordQueue } from "../services/password-queue.js";
 import type { ActiveSession, Sessions } from "../services/sessions.js";
 import { clientKey, type RateLimits } from "./rate-limits.js";
@@ -55,12 +55,18 @@ export function signedInUser(res: Response): ActiveSession {
 
 /** Builds the guards from the app's limiters, sessions and cookie settings. */
 export function identityGuards(rateLimits: RateLimits, sessions: Pick<Sessions, "validate">, cookie: CookieSettings): IdentityGuards {
-  const parseCookies = cookieParser();
+  // cookie-parser answers nothing and calls next() before it returns: a plain synchronous step.
+  const parser = cookieParser();
+  const parseCookies = (req: Request, res: Response): void => {
+    parser(req, res, (error?: unknown) => {
+      if (error) throw error;
+    });
+  };
   const limit = (name: string, handlers: Parameters<typeof middlewareGuard>[1]) => middlewareGuard(`rateLimit(${name})`, handlers);
   return {
     body: jsonBodyGuard({ limit: JSON_BODY_LIMIT }),
-    cookies: middlewareGuard("cookies", parseCookies),
-    sessionCookies: middlewareGuard("cookies", parseCookies, { security: SESSION_COOKIE_SCHEME }),
+    cookies: guard("cookies", parseCookies),
+    sessionCookies: guard("cookies", parseCookies, { security: SESSION_COOKIE_SCHEME }),
     // Password work of this request waits in the queue of its client's address.
     passwordQueue: aroundGuard("passwordQueue", (req, _res, rest) => passwordQueue.asClient(clientKey(req), rest)),
     session: guard("session", (req, res) => resolveSession(sessions, cookie, req, res)),
