@@ -91,7 +91,7 @@ describe("sign-up and sign-in: a cookie session, never a JWT", () => {
     expect(wrong.body).toEqual({
       ok: false,
       error: { code: "invalid_credentials", message: "invalid email or password" },
-      // better-auth's client reads them at the top (middleware/better-auth-errors.ts).
+      // better-auth's client reads them at the top (the error handler's topLevelFields, apps/identity/src/app.ts).
       code: "invalid_credentials",
       message: "invalid email or password",
     });

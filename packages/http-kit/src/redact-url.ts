@@ -13,7 +13,7 @@ const SECRET_NAMES = new Set([
 
 /**
  * Path segments followed by a secret: identity's mailed reset link is
- * `GET /api/auth/reset-password/:token` (apps/identity/src/routes/account-routes.ts). Every
+ * `GET /api/auth/reset-password/:token` (apps/identity/src/routes/mailed-links.ts). Every
  * segment after one of these is redacted.
  */
 const SECRET_PATH_PARENTS = new Set(["reset-password"]);
