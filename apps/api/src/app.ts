@@ -18,6 +18,7 @@ import { bearer } from "./entry/bearer.js";
 import { cookieSession } from "./entry/cookie-session.js";
 import { apiCors } from "./entry/cors.js";
 import { healthRoutes } from "./entry/health.js";
+import { inOrder } from "./entry/in-order.js";
 import { openApiRoute } from "./entry/openapi.js";
 import { wsUpgradeHandler } from "./entry/ws-upgrade.js";
 import { EventBus } from "./events/bus.js";
@@ -197,9 +198,8 @@ export function createApp(deps: ApiDeps): ApiApp {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy);
-  app.use(requestLogging(logger));
-  app.use(securityHeaders());
-  app.use(apiCors({ origins: config.corsOrigins, exposeAuthHeader: config.exposeAuthHeader, expose: [NEXT_CURSOR_HEADER, "link"] }));
+  const cors = apiCors({ origins: config.corsOrigins, exposeAuthHeader: config.exposeAuthHeader, expose: [NEXT_CURSOR_HEADER, "link"] });
+  app.use(inOrder([...requestLogging(logger), securityHeaders(), cors]));
 
   const signedIn = bearer(authenticate);
   const maxResumeEvents = config.sseMaxResumeEvents;

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { AUTH_VERIFY_ERROR_STATUS, type AuthVerifyErrorCode, type VerifiedToken, type Verifier } from "@app/auth-verify";
 import type { JwtClaims } from "@app/contracts";
-import { AppError, isAppError } from "@app/http-kit";
+import { AppError, isAppError, setContextUser } from "@app/http-kit";
 
 /**
  * Who a verified bearer token says the caller is, its claims typed as identity signs them
@@ -25,10 +25,18 @@ declare global {
  * verified user out. jose checks the signature against the in-memory key set and the claims: zero
  * database queries. A repeated token (a verified-cache hit while the key set is fresh) and an early
  * refusal are answered synchronously, returning the user or throwing; any other token is verified
- * by jose and answered with a promise (packages/auth-verify/src/verify.ts). Failures become an {@link AppError} with the verifier's own code
- * (401, or 503 `jwks_unavailable`), thrown or rejected accordingly.
+ * by jose and answered with a promise (packages/auth-verify/src/verify.ts). Failures become an
+ * {@link AppError} with the verifier's own code (401, or 503 `jwks_unavailable`), thrown or
+ * rejected accordingly. With `into` (the request), the admitted user is also recorded there and
+ * on the request context, inside the same step: a token jose has still to verify costs one
+ * promise, not one per stage.
  */
-export type Authenticate = (authorization: string | undefined) => AuthUser | Promise<AuthUser>;
+export type Authenticate = (authorization: string | undefined, into?: AuthTarget) => AuthUser | Promise<AuthUser>;
+
+/** Where an admitted user is recorded (`req.auth`); the request context is tagged with its id. */
+export interface AuthTarget {
+  auth?: AuthUser | undefined;
+}
 
 const AUTHORIZATION = "authorization";
 const INVALID_TOKEN = { "WWW-Authenticate": `Bearer error="invalid_token"` };
@@ -63,11 +71,15 @@ export function createAuthenticate(verifier: Pick<Verifier, "verifyNow">, delete
   const reject = (error: unknown): never => {
     throw toAuthError(error);
   };
-  const admit = (user: AuthUser): AuthUser => {
+  const admit = (user: AuthUser, into: AuthTarget | undefined): AuthUser => {
     if (deleted?.has(user.userId)) throw accountDeletedError();
+    if (into) {
+      into.auth = user;
+      setContextUser(user.userId);
+    }
     return user;
   };
-  return (authorization) => {
+  return (authorization, into) => {
     let result: AuthUser | Promise<AuthUser>;
     try {
       // jose checked `sub`, `iat`, `exp`, `iss` and `aud` (REQUIRED_CLAIMS, the verifier's issuer and audience).
@@ -75,7 +87,8 @@ export function createAuthenticate(verifier: Pick<Verifier, "verifyNow">, delete
     } catch (error) {
       return reject(error);
     }
-    return result instanceof Promise ? result.catch(reject).then(admit) : admit(result);
+    // `reject` leaves an AppError as it is, so admit's own refusal may pass through it or not.
+    return result instanceof Promise ? result.then((user) => admit(user, into), reject) : admit(result, into);
   };
 }
 

@@ -24,6 +24,8 @@ interface Inputs {
   query: unknown;
 }
 
+const NO_INPUTS: Inputs = Object.freeze({ params: undefined, query: undefined });
+
 /**
  * Builds the one Express handler of a route: its guards in order, then validation of params,
  * query and body with the route's schemas (400 `validation_failed`), the handler, and the reply.
@@ -42,6 +44,8 @@ export function routeHandler(route: AnyRoute, options: PipelineOptions = {}): Re
   }
 
   function inputs(req: Request): Inputs {
+    // A route without params or query schemas (GET /api/me) shares one object: no allocation.
+    if (!route.params && !route.query) return NO_INPUTS;
     return {
       params: route.params ? parseOrThrow(route.params, req.params, "params") : undefined,
       query: route.query ? parseOrThrow(route.query, req.query, "query") : undefined,
