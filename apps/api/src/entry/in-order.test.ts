@@ -14,9 +14,20 @@ describe("inOrder", () => {
   it("runs each middleware in turn, also after one that calls next later", async () => {
     const seen: string[] = [];
     const chain = inOrder([
-      (_q, _s, next) => void (seen.push("a"), next()),
-      (_q, _s, next) => void setTimeout(() => (seen.push("b"), next()), 1),
-      (_q, _s, next) => void (seen.push("c"), next()),
+      (_q, _s, next) => {
+        seen.push("a");
+        next();
+      },
+      (_q, _s, next) => {
+        setTimeout(() => {
+          seen.push("b");
+          next();
+        }, 1);
+      },
+      (_q, _s, next) => {
+        seen.push("c");
+        next();
+      },
     ]);
     expect(await run(chain)).toBe("done");
     expect(seen).toEqual(["a", "b", "c"]);

@@ -9,9 +9,15 @@ export function inOrder(handlers: readonly RequestHandler[]): RequestHandler {
   return (req, res, done) => {
     let index = 0;
     const next = (error?: unknown): void => {
-      if (error !== undefined && error !== null) return done(error);
+      if (error !== undefined && error !== null) {
+        done(error);
+        return;
+      }
       const handler = handlers[index++];
-      if (handler === undefined) return done();
+      if (handler === undefined) {
+        done();
+        return;
+      }
       try {
         const result: unknown = handler(req, res, next);
         if (result instanceof Promise) result.catch(done);
