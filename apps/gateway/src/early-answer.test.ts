@@ -13,7 +13,7 @@ function listen(server: Server): Promise<string> {
 const REFUSED = JSON.stringify({ ok: false, error: { code: "unsupported_media_type", message: "file type is not allowed" } });
 
 /**
- * Answers like apps/api/src/lib/multipart.ts refusing a file by its type: 415 as soon as the first
+ * Answers like apps/api/src/uploads/multipart.ts refusing a file by its type: 415 as soon as the first
  * body bytes arrive, the rest read and discarded; the gateway asks for `connection: close`, so
  * the upstream closes its side right after the answer.
  */

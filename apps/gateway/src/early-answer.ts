@@ -18,7 +18,7 @@ function tooMuchLeft(req: IncomingMessage, limits: LingerLimits): boolean {
 
 /**
  * Decides the `connection` header of an upstream response for the client. Upstreams answer
- * early (apps/api/src/lib/multipart.ts refuses a file by its type before the body ends) and close
+ * early (apps/api/src/uploads/multipart.ts refuses a file by its type before the body ends) and close
  * their side, since http-proxy asks them for `connection: close`. Forwarding that `close` makes
  * Node close the client's socket while the client is still sending the body, and the client sees
  * a reset (EPIPE) instead of the complete answer. `connection` is hop-by-hop (RFC 9110 §7.6.1):

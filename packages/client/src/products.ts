@@ -27,7 +27,7 @@ import type { z } from "zod";
 import { type Http, jsonInit } from "./http.js";
 import { list, type Page, type PageRequest } from "./resources.js";
 
-/** The five JSON routes of one user-owned resource (apps/api/src/routes/crud.ts). */
+/** The five JSON routes of one user-owned resource (apps/api/src/resources/crud.ts). */
 export interface CrudApi<V, C, U> {
   /** One page, newest first; `nextCursor` comes from the `x-next-cursor` header. */
   list(page?: PageRequest): Promise<Page<V>>;

@@ -4,7 +4,7 @@ import { createClient, memoryStorage } from "../src/index.js";
 import { cookieFetch, freshEmail, signUpSignedIn, startStack } from "./helpers.js";
 
 // The API replays at most SSE_MAX_RESUME_EVENTS stored events; a resume point further back gets
-// `event: resync` (apps/api/src/routes/tasks.ts). The stream tells the caller, moves its resume
+// `event: resync` (apps/api/src/tasks/routes.ts). The stream tells the caller, moves its resume
 // point to the newest event and goes on live.
 let env: Awaited<ReturnType<typeof startStack>>;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { type Account, secret, signUp } from "./client.js";
 import { type Cluster, Service, startCluster } from "./cluster.js";
 
 // A refused upload through the real gateway in front of the real API: the API answers 415 as soon
-// as it sees the file's type (apps/api/src/lib/multipart.ts), possibly before the client finished
+// as it sees the file's type (apps/api/src/uploads/multipart.ts), possibly before the client finished
 // sending. The client must get that complete answer every time, never a reset (EPIPE): the gateway
 // keeps the client's connection and reads the rest of the body (apps/gateway/src/early-answer.ts).
 const UPLOADS = 250;

@@ -113,7 +113,7 @@ describe("two identities and two APIs behind the gateway", () => {
         if (sseText.includes("from api-1")) break;
       }
     })();
-    // The stream's first bytes are written once its listener is in place (apps/api/src/routes/tasks.ts).
+    // The stream's first bytes are written once its listener is in place (apps/api/src/tasks/routes.ts).
     await waitFor("the SSE stream on api-2 to start", async () => sseText.includes("retry:"), 10_000, 20);
     const posted = await call(`${api2}/api/tasks/${task.body.data.id}/messages`, {
       method: "POST",

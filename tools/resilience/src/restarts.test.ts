@@ -82,7 +82,7 @@ describe("key rotation", () => {
         DATABASE_URL: database.url,
         AUTH_SECRET,
         // The CLI refuses an activation delay shorter than the verifiers' max age + cooldown
-        // (packages/http-kit/src/shared-settings.ts), so it gets the cluster's short values too.
+        // (packages/http-kit/src/settings/token.ts), so it gets the cluster's short values too.
         KEY_ACTIVATION_DELAY_MS: "2000",
         JWKS_CACHE_MAX_AGE_MS: "1000",
         JWKS_COOLDOWN_MS: "200",

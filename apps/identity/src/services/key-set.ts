@@ -13,7 +13,7 @@ export const KEY_ALG = "EdDSA";
 export const ROTATION_SKEW_MS = 5 * 60 * 1000;
 /**
  * How long a new key is published before it signs by default: the verifiers' JWKS cache max age
- * plus their refetch cooldown, defined once for both services in packages/http-kit/src/shared-settings.ts.
+ * plus their refetch cooldown, defined once for both services in packages/http-kit/src/settings/token.ts.
  */
 export { DEFAULT_KEY_ACTIVATION_DELAY_MS };
 

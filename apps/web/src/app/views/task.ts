@@ -73,7 +73,7 @@ export const taskView: View = (ctx, root, params) => {
   };
   /**
    * The API replays at most SSE_MAX_RESUME_EVENTS stored events and says `resync` for a resume
-   * point further back (apps/api/src/routes/tasks.ts): the messages then come from the list route,
+   * point further back (apps/api/src/tasks/routes.ts): the messages then come from the list route,
    * page by page, and the connection goes on live.
    */
   const refetch = async (mine: number) => {

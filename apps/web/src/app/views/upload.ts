@@ -21,7 +21,7 @@ function download(ctx: AppContext, upload: UploadView): void {
 
 /**
  * The problem with a chosen file as a field problem, so it shows under the field: no file is the
- * API's own `file is required` (apps/api/src/routes/uploads.ts answers it for a body without one,
+ * API's own `file is required` (apps/api/src/uploads/routes.ts answers it for a body without one,
  * which the client cannot send), and a refused size or type is the sentence for its code.
  */
 function fileProblem(error: unknown): unknown {
