@@ -1,6 +1,6 @@
 /**
  * Import boundaries, checked by `pnpm lint` (rules and their reasons: tools/lint-rules/boundaries.cjs;
- * proof that each rule fires: tools/lint-rules/boundaries.test.ts).
+ * proof that each rule fires: tools/lint-rules/src/boundaries.test.ts).
  */
 const { configFor } = require("./tools/lint-rules/boundaries.cjs");
 

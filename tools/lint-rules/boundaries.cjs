@@ -4,9 +4,9 @@
  * boundaries.test.ts.
  *
  * Workspace packages (`@app/*`) resolve to the TypeScript source of the entry points their
- * package.json publishes (`exports`, else `main`: `./dist/x.js` is `src/x.ts`), so lint needs no
- * build and an import of anything else of another package (its `dist/`, `src/` or files beside
- * them) resolves to a path no rule allows.
+ * package.json publishes (`exports`, else `main`: `./dist/<name>.js` is `src/<name>.ts`), so lint
+ * needs no build and an import of anything else of another package (its `dist/`, `src/` or files
+ * beside them) resolves to a path no rule allows.
  */
 const fs = require("node:fs");
 const path = require("node:path");
@@ -29,7 +29,7 @@ function workspacePackages(root) {
   return found;
 }
 
-/** `./dist/a/b.js` → `src/a/b.ts` (or .tsx), when that source exists. */
+/** `./dist/<path>.js` → `src/<path>.ts` (or .tsx), when that source exists. */
 function sourceOf(root, dir, target) {
   const match = /^(?:\.\/)?dist\/(.+)\.js$/.exec(target);
   if (!match) return undefined;
