@@ -31,8 +31,17 @@ describe("receiveMultipart refusing a file", () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "multipart-"));
     const store = new FileStore(dir);
     await store.init();
+    // Resolves when the server has refused the part by its head, with whether an answer had
+    // started by then: the refusal unpipes the body from the parser (multipart.ts), which pauses
+    // the request (a body this small never pauses it otherwise); what the refusal does at once
+    // has run by the next turn.
+    let refused: (answerStarted: boolean) => void = () => undefined;
+    const refusal = new Promise<boolean>((resolve) => {
+      refused = resolve;
+    });
     const app = express();
     app.post("/upload", (req, res) => {
+      req.once("pause", () => setImmediate(() => refused(res.headersSent)));
       receiveMultipart(req, store, { maxFileBytes: 1024, maxFiles: 1, allowedTypes: ["text/plain"] }).then(
         () => res.status(201).end(),
         (error: AppError) => res.status(error.status).json({ code: error.code }),
@@ -55,11 +64,12 @@ describe("receiveMultipart refusing a file", () => {
           socket.write(
             `POST /upload HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-type: multipart/form-data; boundary=${boundary}\r\ncontent-length: ${head.length + rest.length}\r\n\r\n${head}`,
           );
-          // The refusal needs only the part's head; the rest follows a moment later, as from a slow client.
-          setTimeout(() => {
+          // The refusal needs only the part's head; the rest follows once the server has refused, as
+          // from a slow client.
+          void refusal.then(() => {
             restSent = true;
             if (!socket.destroyed) socket.write(rest);
-          }, 200);
+          });
         });
         socket.on("data", (chunk: Buffer) => {
           if (!answer && !restSent) answeredBeforeRest = true;
@@ -70,6 +80,7 @@ describe("receiveMultipart refusing a file", () => {
         });
         socket.on("close", () => resolve({ answer, answeredBeforeRest, ...(error ? { error } : {}) }));
       });
+      expect(await refusal).toBe(false);
       expect(outcome.answeredBeforeRest).toBe(false);
       expect(outcome.error).toBeUndefined();
       expect(outcome.answer).toMatch(/^HTTP\/1\.1 415 /);
