@@ -5,9 +5,12 @@ import { eventually, startTestApi, type TestApi } from "./helpers.js";
 import { rawRequest } from "./raw-http.js";
 
 let t: TestApi;
-let clock = Date.now();
+// The API's clock is real time (t.user() mints tokens at real time, and the verifier allows 5 s
+// of skew), moved ahead by a test.
+let ahead = 0;
+const clock = () => Date.now() + ahead;
 beforeAll(async () => {
-  t = await startTestApi({ deps: { now: () => clock }, env: { PURGE_INTERVAL_MS: "100" } });
+  t = await startTestApi({ deps: { now: clock }, env: { PURGE_INTERVAL_MS: "100" } });
 });
 afterAll(async () => {
   await t?.close();
@@ -23,25 +26,29 @@ async function stateRows(userId: string, count: number, expiresAt: Date): Promis
 }
 
 describe("expired OAuth states are purged", () => {
-  it("purgeExpired deletes exactly the expired rows (frozen clock)", async () => {
+  it("purgeExpired deletes exactly the expired rows (by the API's clock)", async () => {
     const u = await t.user();
-    const past = await stateRows(u.id, 3, new Date(clock - 1));
-    const now = await stateRows(u.id, 1, new Date(clock));
-    const live = await stateRows(u.id, 2, new Date(clock + OAUTH_STATE_TTL_MS));
+    const at = clock();
+    const past = await stateRows(u.id, 3, new Date(at - 1));
+    const now = await stateRows(u.id, 1, new Date(at));
+    const live = await stateRows(u.id, 2, new Date(at + OAUTH_STATE_TTL_MS));
     // The scheduled purge runs too (every 100 ms here); either way exactly these rows go.
     await t.api.oauth.purgeExpired();
     const left = (await t.db.prisma.mcpOAuthState.findMany({ where: { userId: u.id } })).map((r) => r.id).sort();
     expect(left).toEqual([...live].sort());
     expect([...past, ...now].every((id) => !left.includes(id))).toBe(true);
-    clock += OAUTH_STATE_TTL_MS;
-    await t.api.oauth.purgeExpired();
-    expect(await t.db.prisma.mcpOAuthState.count({ where: { userId: u.id } })).toBe(0);
-    clock = Date.now();
+    ahead = OAUTH_STATE_TTL_MS;
+    try {
+      await t.api.oauth.purgeExpired();
+      expect(await t.db.prisma.mcpOAuthState.count({ where: { userId: u.id } })).toBe(0);
+    } finally {
+      ahead = 0;
+    }
   });
 
   it("runs on a schedule once the app started", async () => {
     const u = await t.user();
-    await stateRows(u.id, 5, new Date(clock - 60_000));
+    await stateRows(u.id, 5, new Date(clock() - 60_000));
     await eventually(async () => (await t.db.prisma.mcpOAuthState.count({ where: { userId: u.id } })) === 0, 5_000);
   });
 });
