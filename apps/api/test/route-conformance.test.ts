@@ -1,3 +1,4 @@
+import { redactUrl, routeKey } from "@app/http-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpServerFixture, startMcpServer } from "./fixtures/mcp-server.js";
 import { authorize, callback } from "./fixtures/oauth-server.js";
@@ -130,5 +131,22 @@ describe("route conformance", () => {
     expect(res.status).toBe(400);
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.getSetCookie()).toContain("mcp_oauth_nonce=; Max-Age=0; Path=/api/mcp-oauth; HttpOnly; SameSite=Lax");
+  });
+
+  it("keeps every secret path parameter and query value of the table out of the request log", () => {
+    const SECRET = /token|secret|code|key|password|state/i;
+    // No API path carries a secret today: a route that adds one must be redacted (packages/http-kit/src/redact-url.ts).
+    const secretPaths = t.api.routes.routes.filter((route) => (route.path.match(/:\w+/g) ?? []).some((param) => SECRET.test(param)));
+    expect(secretPaths.map(routeKey)).toEqual([]);
+    for (const route of secretPaths) expect(redactUrl(route.path.replace(/:\w+/g, "s3cr3t-value"))).not.toContain("s3cr3t-value");
+    // Query parameters with a secret's name: the MCP OAuth callback's code and state.
+    const secretQueries = t.api.routes.routes.flatMap((route) => {
+      const shape = (route.query as { shape?: Record<string, unknown> } | undefined)?.shape ?? {};
+      return Object.keys(shape)
+        .filter((name) => SECRET.test(name))
+        .map((name) => `${route.path}?${name}=s3cr3t-value`);
+    });
+    expect(secretQueries.sort()).toEqual(["/api/mcp-oauth/callback?code=s3cr3t-value", "/api/mcp-oauth/callback?state=s3cr3t-value"]);
+    for (const url of secretQueries) expect(redactUrl(url), url).not.toContain("s3cr3t-value");
   });
 });
