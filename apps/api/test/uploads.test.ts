@@ -28,7 +28,7 @@ describe("uploads", () => {
     expect(res.status).toBe(201);
     const up = (await res.json()) as { id: string; filename: string; size: number; sha256: string; contentType: string };
     expect(up).toMatchObject({ filename: "notes.txt", size: 12, contentType: "text/plain" });
-    // Beside the files only the instances' leases (services/instance-lease.ts).
+    // Beside the files only the instances' leases (src/uploads/instance-lease.ts).
     expect(await readdir(t.config.uploadDir)).toEqual([".instances", up.id]);
     const file = await fetch(`${t.url}/api/uploads/${up.id}`, { headers: u.auth });
     expect(file.status).toBe(200);
