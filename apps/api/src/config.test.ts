@@ -79,7 +79,7 @@ describe("api config", () => {
     ).toThrow(/MCP_ALLOW_PRIVATE_ORIGINS/);
   });
 
-  describe("settings shared with identity (packages/http-kit/src/shared-settings.ts)", () => {
+  describe("settings shared with identity (packages/http-kit/src/settings/token.ts)", () => {
     const db = { DATABASE_URL: "postgresql://x/y" };
 
     it("requires BASE_URL in production, like identity", () => {

@@ -39,7 +39,7 @@ describe("identity config: hardening settings", () => {
   });
 });
 
-describe("identity config: settings shared with the API (packages/http-kit/src/shared-settings.ts)", () => {
+describe("identity config: settings shared with the API (packages/http-kit/src/settings/token.ts)", () => {
   it("requires BASE_URL in production and derives issuer and audience from it", () => {
     const prod = { ...base, NODE_ENV: "production", REQUIRE_EMAIL_VERIFICATION: "false" };
     expect(() => testConfig(prod)).toThrow(/BASE_URL is required in production/);
