@@ -220,7 +220,7 @@ export function createApp(deps: ApiDeps): ApiApp {
     ...healthRoutes(db, bus),
   );
   routes.add(openApiRoute(routes, config.baseUrl));
-  app.use(routes.router());
+  routes.mount(app);
   app.use(notFoundHandler());
   app.use(errorHandler({ logger, classify }));
 

@@ -47,6 +47,15 @@ export interface JwtCheckOptions {
   readonly injectedClock: boolean;
 }
 
+/** What jose answers for a token (its payload and protected header). */
+export type JoseResult = { payload: JWTPayload; protectedHeader: CompactJWSHeaderParameters };
+
+/** The cold-path check of one token: jose's verification, then the verifier's own checks. */
+export interface JwtCheck {
+  start(token: string, nowMs: number): Promise<JoseResult>;
+  finish(result: JoseResult): CheckedJwt;
+}
+
 /** A token jose verified, with the claims the verifier relies on. */
 export interface CheckedJwt {
   readonly claims: JWTPayload;
@@ -79,9 +88,12 @@ const claimError = (name: string): AuthVerifyError =>
  * with the tolerance, and `iat` (`maxTokenAge`: not in the future beyond the tolerance, not older
  * than the longest lifetime). Then: `exp` finite and `exp - iat` within the longest lifetime (plus
  * the tolerance), and a non-empty string `sub`.
- * @returns a function that rejects with jose's errors or an AuthVerifyError (see errors.ts).
+ * @returns `start`, which checks the shape (throwing) and returns jose's own promise, and `finish`,
+ * the synchronous checks of what jose verified: the caller runs `finish` in the step that handles
+ * jose's answer, so the cold path costs no promise of its own here. Both fail with jose's errors or
+ * an AuthVerifyError (see errors.ts).
  */
-export function createJwtCheck(options: JwtCheckOptions): (token: string, nowMs: number) => Promise<CheckedJwt> {
+export function createJwtCheck(options: JwtCheckOptions): JwtCheck {
   const { keySet, toleranceSec, maxLifetimeSec, injectedClock } = options;
   const base: JWTVerifyOptions = {
     algorithms: [...ALLOWED_ALGORITHMS],
@@ -108,7 +120,7 @@ export function createJwtCheck(options: JwtCheckOptions): (token: string, nowMs:
     return keySet.peekKey(kid) ?? keySet.getKey(kid);
   };
 
-  const afterJose = ({ payload, protectedHeader }: { payload: JWTPayload; protectedHeader: CompactJWSHeaderParameters }): CheckedJwt => {
+  const finish = ({ payload, protectedHeader }: JoseResult): CheckedJwt => {
     // jose has checked that both are present numbers, `iat` not in the future: a non-finite or
     // far-off `exp` is what remains (JSON `1e999` parses to Infinity).
     const exp = payload.exp as number;
@@ -121,9 +133,10 @@ export function createJwtCheck(options: JwtCheckOptions): (token: string, nowMs:
     return { claims: payload, sub, exp, kid: protectedHeader.kid as string };
   };
 
-  return (token, nowMs) => {
+  const start = (token: string, nowMs: number): Promise<JoseResult> => {
     checkCompactShape(token);
     const options = injectedClock ? { ...base, currentDate: new Date(nowMs) } : base;
-    return jwtVerify(token, resolveKey, options).then(afterJose);
+    return jwtVerify(token, resolveKey, options);
   };
+  return { start, finish };
 }

@@ -212,9 +212,9 @@ export function createVerifier(options: VerifierOptions): Verifier {
    * jose, whose answer is a promise.
    */
   function verifyFresh(token: string, nowMs: number): Promise<VerifiedToken> {
-    const pending = checkJwt(token, nowMs);
+    const pending = checkJwt.start(token, nowMs);
     cryptoVerifications += 1;
-    return pending.then((checked) => admit(token, checked, nowMs));
+    return pending.then((result) => admit(token, checkJwt.finish(result), nowMs));
   }
 
   /** Counts and converts a failure of the asynchronous part. */
@@ -257,10 +257,18 @@ export function createVerifier(options: VerifierOptions): Verifier {
         }
         return settle(revalidateHit(token, hit, nowMs));
       }
-      // Inlined verifyFresh: one promise reaction for success and failure on the cold path.
-      const pending = checkJwt(token, nowMs);
+      // Inlined verifyFresh: one promise reaction on jose's answer, for success and failure alike.
+      const pending = checkJwt.start(token, nowMs);
       cryptoVerifications += 1;
-      return pending.then((checked) => admit(token, checked, nowMs), fail);
+      return pending.then((result) => {
+        let checked: CheckedJwt;
+        try {
+          checked = checkJwt.finish(result);
+        } catch (error) {
+          return fail(error);
+        }
+        return admit(token, checked, nowMs);
+      }, fail);
     } catch (error) {
       failures += 1;
       throw toAuthVerifyError(error);

@@ -44,3 +44,30 @@ describe("createAuthenticate", () => {
     expect(into.auth).toBeUndefined();
   });
 });
+
+describe("createAuthenticate(...).andThen", () => {
+  it("runs the rest of the route after recording the user: at once for a repeated token, in the verification's reaction for a cold one", async () => {
+    const hot: AuthTarget = {};
+    expect(authenticate.andThen("Bearer hot", hot, () => hot.auth)).toBe(alice);
+    const cold: AuthTarget = {};
+    const pending = authenticate.andThen("Bearer cold", cold, () => cold.auth);
+    expect(pending).toBeInstanceOf(Promise);
+    await expect(pending).resolves.toBe(alice);
+  });
+
+  it("refuses with the verifier's code or the deleted account, never running the rest; the rest's own error passes unchanged", async () => {
+    let ran = 0;
+    const rest = () => {
+      ran += 1;
+    };
+    expect(() => authenticate.andThen(undefined, {}, rest)).toThrow(expect.objectContaining({ code: "missing_token", status: 401 }));
+    await expect(authenticate.andThen("Bearer gone", {}, rest)).rejects.toMatchObject({ code: "unauthorized", status: 401 });
+    expect(ran).toBe(0);
+    const own = new Error("handler failed");
+    await expect(
+      authenticate.andThen("Bearer cold", {}, () => {
+        throw own;
+      }),
+    ).rejects.toBe(own);
+  });
+});

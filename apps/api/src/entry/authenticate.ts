@@ -33,6 +33,14 @@ declare global {
  */
 export type Authenticate = (authorization: string | undefined, into?: AuthTarget) => AuthUser | Promise<AuthUser>;
 
+/**
+ * {@link Authenticate} for a route: records the admitted user in `into` and then runs `rest` (the
+ * rest of the route) and returns what it returns; a token jose has still to verify runs `rest` in
+ * the reaction to its verification, so the route costs that one promise and no other. A refusal
+ * is thrown or rejected as by {@link Authenticate}; what `rest` throws passes through unchanged.
+ */
+export type AuthenticateThen = <T>(authorization: string | undefined, into: AuthTarget, rest: () => T) => T | Promise<Awaited<T>>;
+
 /** Where an admitted user is recorded (`req.auth`); the request context is tagged with its id. */
 export interface AuthTarget {
   auth?: AuthUser | undefined;
@@ -67,7 +75,10 @@ export function accountDeletedError(): AppError {
  * set of deleted accounts, account/deleted-users.ts), a valid token of a deleted account answers
  * 401 `unauthorized`: still zero database reads.
  */
-export function createAuthenticate(verifier: Pick<Verifier, "verifyNow">, deleted?: { has(userId: string): boolean }): Authenticate {
+export function createAuthenticate(
+  verifier: Pick<Verifier, "verifyNow">,
+  deleted?: { has(userId: string): boolean },
+): Authenticate & { readonly andThen: AuthenticateThen } {
   const reject = (error: unknown): never => {
     throw toAuthError(error);
   };
@@ -79,17 +90,32 @@ export function createAuthenticate(verifier: Pick<Verifier, "verifyNow">, delete
     }
     return user;
   };
-  return (authorization, into) => {
-    let result: AuthUser | Promise<AuthUser>;
+  const verify = (authorization: string | undefined): AuthUser | Promise<AuthUser> => {
     try {
       // jose checked `sub`, `iat`, `exp`, `iss` and `aud` (REQUIRED_CLAIMS, the verifier's issuer and audience).
-      result = verifier.verifyNow(authorization) as AuthUser | Promise<AuthUser>;
+      return verifier.verifyNow(authorization) as AuthUser | Promise<AuthUser>;
     } catch (error) {
       return reject(error);
     }
+  };
+  const authenticate: Authenticate = (authorization, into) => {
+    const result = verify(authorization);
     // `reject` leaves an AppError as it is, so admit's own refusal may pass through it or not.
     return result instanceof Promise ? result.then((user) => admit(user, into), reject) : admit(result, into);
   };
+  const andThen: AuthenticateThen = (authorization, into, rest) => {
+    const result = verify(authorization);
+    if (!(result instanceof Promise)) {
+      admit(result, into);
+      return rest();
+    }
+    // `reject` sees only the verifier's refusal: what admit and `rest` throw rejects as it is.
+    return result.then((user) => {
+      admit(user, into);
+      return rest();
+    }, reject) as Promise<Awaited<ReturnType<typeof rest>>>;
+  };
+  return Object.assign(authenticate, { andThen });
 }
 
 /**

@@ -14,8 +14,10 @@ export interface Guard {
   run(req: Request, res: Response): void | Promise<void>;
   /**
    * For a guard that holds a context for the rest of the route (an AsyncLocalStorage store, as
-   * `asyncLocalStorage.run(store, next)` in middleware): runs `rest` (the following guards and
-   * the handler) inside it and returns what `rest` returns. Such a guard's `run` is not called.
+   * `asyncLocalStorage.run(store, next)` in middleware), or that continues the route itself once
+   * what it waits for has arrived (the API's bearer guard, in the reaction to its verification):
+   * runs `rest` (the following guards and the handler) and returns what `rest` returns, or a
+   * promise of it. Such a guard's `run` is not called.
    */
   around?<T>(req: Request, res: Response, rest: () => T): T;
   /** The OpenAPI security scheme this guard stands for (e.g. "bearerAuth"). */

@@ -274,3 +274,36 @@ describe("route table", () => {
     expect(doc.openapi).toBe("3.1.0");
   });
 });
+
+describe("route table mounted on the app itself", () => {
+  it("answers like the table's router: routes in declaration order, case-insensitive, trailing slash, HEAD, 404 after them", async () => {
+    const table = new RouteTable().add(
+      defineRoute({
+        method: "get",
+        path: "/items/:id",
+        tag: "items",
+        summary: "one item",
+        guards: [bearer],
+        handler: ({ req }) => ({ id: req.params.id, title: "param" }),
+      }),
+      defineRoute({
+        method: "get",
+        path: "/items/fixed",
+        tag: "items",
+        summary: "shadowed",
+        handler: () => ({ id: "fixed", title: "never: declared after /items/:id" }),
+      }),
+    );
+    const app = express();
+    table.mount(app);
+    app.use(notFoundHandler());
+    app.use(errorHandler({ logger: quiet }));
+    for (const target of [app, serve(table)]) {
+      await request(target).get("/items/fixed").expect(401);
+      const fixed = await request(target).get("/ITEMS/fixed/").set("authorization", "Bearer good").expect(200);
+      expect(fixed.body).toEqual({ ok: true, data: { id: "fixed", title: "param" } });
+      await request(target).head("/items/x").set("authorization", "Bearer good").expect(200);
+      await request(target).get("/nope").expect(404);
+    }
+  });
+});

@@ -50,10 +50,18 @@ export class RouteTable {
 
   /** An Express router serving every route of the table, in declaration order. */
   router(): Router {
-    const router = express.Router();
+    return this.mount(express.Router());
+  }
+
+  /**
+   * Declares every route of the table, in declaration order, on `target` itself: an app (or a
+   * router) whose own layers then reach the routes without passing through a nested router's
+   * layer walk, prefix trimming and parameter handling on every request. Returns `target`.
+   */
+  mount<T extends Pick<Router, AnyRoute["method"]>>(target: T): T {
     const checkResponse = this.#check ? (route: AnyRoute, data: unknown, raw: boolean) => this.#conform(route, data, raw) : undefined;
-    for (const route of this.routes) router[route.method](route.path, routeHandler(route, { checkResponse }));
-    return router;
+    for (const route of this.routes) target[route.method](route.path, routeHandler(route, { checkResponse }));
+    return target;
   }
 
   /** Per route: answers checked against its schema so far and the problems found (tests). */
