@@ -149,55 +149,8 @@ function prettyLines(target: DestinationStream & { flush?: (cb?: (err?: Error) =
   };
 }
 
-/** Writes one access line; `line` is what pino would be given, `msg` its message. */
-type AccessWriter = (level: Level, line: AccessLine, msg: string) => void;
-
-/** The fields of an access line, in the order pino writes them. */
-interface AccessLine {
-  reqId: string;
-  req: { method: string | undefined; url: string | undefined };
-  requestId: string;
-  userId: string | undefined;
-  res: { statusCode: number | null };
-  responseTime: number;
-}
-
-/** A UTF-16 surrogate: where pino's own string writer and JSON.stringify may differ. */
-const SURROGATE = /[\ud800-\udfff]/;
-
-/**
- * The access-line writer of a pino logger: the line pino would write for `access[level](line, msg)`,
- * byte for byte (level, time, the logger's bindings, the fields, the message; logger.test.ts
- * compares both), built as one string from the pieces pino itself exposes through `pino.symbols`
- * (level prefixes, clock, bindings, line end) and handed to the same stream. pino walks and
- * serialises the object key by key on every line; here only the values vary. A stream that asks
- * pino for metadata, or a user id with a surrogate (which pino's string writer may leave
- * unescaped), goes through pino itself.
- */
-function accessWriter(access: Logger): AccessWriter {
-  const sym = pino.symbols;
-  const internals = access as unknown as Record<symbol, unknown>;
-  const levels = internals[sym.lsCacheSym] as Record<number, string>;
-  const time = internals[sym.timeSym] as () => string;
-  const chindings = internals[sym.chindingsSym] as string;
-  const end = internals[sym.endSym] as string;
-  const stream = internals[sym.streamSym] as DestinationStream & { [key: symbol]: unknown };
-  const msgKey = `,${JSON.stringify(internals[sym.messageKeySym])}:`;
-  const byPino = stream[sym.needsMetadataGsym] === true;
-  return (level, line, msg) => {
-    const { userId } = line;
-    if (byPino || (userId !== undefined && SURROGATE.test(userId))) {
-      access[level](line, msg);
-      return;
-    }
-    stream.write(
-      `${levels[access.levels.values[level] as number]}${time()}${chindings},"reqId":${JSON.stringify(line.reqId)},"req":${JSON.stringify(line.req)},"requestId":${JSON.stringify(line.requestId)}${userId === undefined ? "" : `,"userId":${JSON.stringify(userId)}`},"res":{"statusCode":${line.res.statusCode}},"responseTime":${line.responseTime}${msgKey}${JSON.stringify(msg)}${end}`,
-    );
-  };
-}
-
-/** The access-line writer that belongs to each logger made by {@link createLogger}. */
-const accessWriters = new WeakMap<Logger, AccessWriter>();
+/** The access-line logger that belongs to each logger made by {@link createLogger}. */
+const accessLoggers = new WeakMap<Logger, Logger>();
 
 /**
  * The service's pino logger: JSON lines, secrets censored, each line tagged with the current
@@ -227,10 +180,7 @@ export function createLogger(options: LoggerOptions): Logger {
   // Access lines carry only method, redacted URL, status, duration and ids, by construction
   // (see requestLogging): no redaction pass, no mixin, no child logger, buffered writes. Which
   // levels are written is still decided by `logger`.
-  accessWriters.set(
-    logger,
-    accessWriter(pino({ name: options.name, level: "trace" }, pretty ? prettyLines(accessOut, colorize) : accessOut)),
-  );
+  accessLoggers.set(logger, pino({ name: options.name, level: "trace" }, pretty ? prettyLines(accessOut, colorize) : accessOut));
   return logger;
 }
 
@@ -260,7 +210,7 @@ function accessLevel(status: number, failed: boolean, routine: boolean): Level {
  * itself, with its redaction, and written out at once.
  */
 export function requestLogging(logger: Logger): RequestHandler[] {
-  const access: AccessWriter = accessWriters.get(logger) ?? ((level, line, msg) => logger[level](line, msg));
+  const access = accessLoggers.get(logger) ?? logger;
   const handler: RequestHandler = (req, res, next) => {
     const incoming = req.headers["x-request-id"];
     const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -273,7 +223,7 @@ export function requestLogging(logger: Logger): RequestHandler[] {
       logged = true;
       const level = accessLevel(res.statusCode, error !== undefined, isRoutine(req.method, req.originalUrl || req.url));
       if (!logger.isLevelEnabled(level)) return;
-      const line: AccessLine = {
+      const line = {
         reqId: requestId,
         req: { method: req.method, url: redactUrl(req.originalUrl || req.url) },
         requestId,
@@ -286,7 +236,7 @@ export function requestLogging(logger: Logger): RequestHandler[] {
         logger[level]({ ...line, err }, "request errored");
         return;
       }
-      access(level, line, !req.readableAborted && res.writableEnded ? "request completed" : "request aborted");
+      access[level](line, !req.readableAborted && res.writableEnded ? "request completed" : "request aborted");
     };
     res.on("finish", complete);
     res.on("close", complete);
