@@ -220,7 +220,8 @@ export function createApp(deps: ApiDeps): ApiApp {
     ...healthRoutes(db, bus),
   );
   routes.add(openApiRoute(routes, config.baseUrl));
-  routes.mount(app);
+  // A nested router answers OPTIONS without an Origin itself (200 with `Allow`), before the 404.
+  app.use(routes.router());
   app.use(notFoundHandler());
   app.use(errorHandler({ logger, classify }));
 

@@ -24,6 +24,14 @@ async function corsOf(path: string, headers: Record<string, string>, method = "G
 }
 
 describe("CORS on /api (entry/cors.ts)", () => {
+  it("answers OPTIONS without an Origin with the route's methods in Allow, as Express's router does", async () => {
+    const res = await fetch(`${t.url}/api/tasks`, { method: "OPTIONS" });
+    await res.arrayBuffer();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, POST");
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
   it("answers the web origin under /api in any case of the path, preflight included, and nothing elsewhere", async () => {
     const u = await t.user();
     for (const path of ["/api/me", "/API/me", "/api", "/api?x=1"]) {
