@@ -1,6 +1,6 @@
 export { jsonBodyGuard } from "./body-guard.js";
 export { aroundGuard, type Guard, guard, middlewareGuard } from "./guard.js";
-export { buildOpenApi, type OpenApiInfo } from "./openapi.js";
+export { buildOpenApi, type OpenApiInfo, openApiRoute } from "./openapi.js";
 export { type PipelineOptions, routeHandler } from "./pipeline.js";
 export {
   ANSWERED,

@@ -1,6 +1,6 @@
 import { errorEnvelopeSchema, NEXT_CURSOR_HEADER } from "@app/contracts";
 import { z } from "zod";
-import type { AnyRoute } from "./spec.js";
+import { type AnyRoute, defineRoute } from "./spec.js";
 import type { RouteTable } from "./table.js";
 
 type Json = Record<string, unknown>;
@@ -107,4 +107,25 @@ export function buildOpenApi(table: RouteTable, info: OpenApiInfo): Json {
       schemas: { ErrorEnvelope: schemaOf(errorEnvelopeSchema, "output") },
     },
   };
+}
+
+/**
+ * `GET <path>`: the OpenAPI document of `table` (public; built once, on first use, so routes
+ * added to the table after this one are in it). Each service declares it on its own table.
+ */
+export function openApiRoute(table: RouteTable, path: string, info: OpenApiInfo): AnyRoute {
+  let cached: string | undefined;
+  return defineRoute({
+    method: "get",
+    path,
+    tag: "docs",
+    summary: "This document",
+    reply: { raw: "application/json" },
+    handler: ({ res }) => {
+      cached ??= JSON.stringify(buildOpenApi(table, info));
+      res.setHeader("content-type", "application/json; charset=utf-8");
+      res.setHeader("cache-control", "public, max-age=300");
+      res.status(200).send(cached);
+    },
+  });
 }
