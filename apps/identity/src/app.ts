@@ -6,7 +6,6 @@ import express, { type Express, type Request } from "express";
 import type { Logger } from "pino";
 import type { IdentityConfig } from "./config.js";
 import { identityGuards } from "./middleware/guards.js";
-import { originCheck } from "./middleware/origin-check.js";
 import type { RateLimitRedis } from "./middleware/rate-limit-stores.js";
 import { createRateLimits, markPasswordRejections, type RateLimits } from "./middleware/rate-limits.js";
 import { accountRoutes } from "./routes/account-routes.js";
@@ -53,12 +52,6 @@ function classify(error: unknown): AppError | undefined {
   return undefined;
 }
 
-/** Session and token responses must never be stored by a cache (the JWKS route overrides this). */
-const noStore: express.RequestHandler = (_req, res, next) => {
-  res.setHeader("cache-control", "no-store");
-  next();
-};
-
 const AUTH_PREFIX = `${AUTH_BASE_PATH}/`;
 
 /**
@@ -76,8 +69,8 @@ function underAuthBase(req: Request): boolean {
  * Builds the identity Express app (never listens). Every route is declared once in a route table
  * with its guards in order (routes/*.ts, middleware/guards.ts: per-IP limits, body, per-account
  * limits, cookies, password queue, session, per-user limits). App-wide: request context and
- * logging, security headers; under the auth base path CORS (it answers preflights of any path),
- * the origin check and no-store; then the routes, 404, errors.
+ * logging, security headers; under the auth base path CORS (it answers preflights of any path);
+ * then the routes (each starting with the origin check and no-store), 404, errors.
  */
 export function createApp(deps: IdentityDeps): IdentityApp {
   const { config, db, logger } = deps;
@@ -107,7 +100,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     mail: config.mailRateLimits,
   });
   const cookie = { name: config.cookieName, secure: config.secureCookies };
-  const guards = identityGuards(rateLimits, service.sessions, cookie);
+  const guards = identityGuards(rateLimits, service.sessions, cookie, config.corsOrigins);
   // With verification required, sign-up answers new and taken addresses alike (docs/accounts.md).
   const verifiedSignUp = config.requireEmailVerification
     ? new VerifiedSignUp({ service, baseUrl: config.baseUrl, logger, ...(deps.now ? { now: deps.now } : {}) })
@@ -138,9 +131,9 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   app.set("trust proxy", config.trustProxy);
   app.use(requestLogging(logger));
   app.use(securityHeaders());
+  // CORS answers preflights, which no route declares, and puts its headers on every answer under
+  // the auth base path, errors and 404s included: it is the edge's, not a route's guard.
   app.use(AUTH_BASE_PATH, corsPolicy({ origins: config.corsOrigins, exposeAuthHeader: config.exposeAuthHeader }));
-  app.use(AUTH_BASE_PATH, originCheck(config.corsOrigins));
-  app.use(AUTH_BASE_PATH, noStore);
   app.use(routes.router());
   app.use(notFoundHandler());
   app.use(markPasswordRejections);

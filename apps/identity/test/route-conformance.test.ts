@@ -191,6 +191,8 @@ describe("identity's route table", () => {
     const changePassword = doc.paths["/api/auth/change-password"]?.post;
     expect(changePassword?.security).toEqual([{ sessionCookie: [] }]);
     expect(changePassword?.["x-guards"]).toEqual([
+      "origin",
+      "noStore",
       "rateLimit(passwordCheck-ip)",
       "jsonBody",
       "cookies",
@@ -199,6 +201,13 @@ describe("identity's route table", () => {
       "rateLimit(passwordCheck-user)",
       "signedIn",
     ]);
+    // Every route under the auth base path starts with the origin check and no-store, on the route.
+    for (const route of built.routes.routes.filter((r) => r.path.startsWith("/api/auth/") && !r.path.endsWith("/openapi.json"))) {
+      expect(
+        route.guards?.slice(0, 2).map((g) => g.name),
+        routeKey(route),
+      ).toEqual(["origin", "noStore"]);
+    }
     expect(doc.paths["/api/auth/get-session"]?.get?.responses["200"]).toMatchObject({ description: "Raw JSON (not wrapped)" });
   });
 

@@ -3,6 +3,7 @@ import cookieParser from "cookie-parser";
 import type { Request, Response } from "express";
 import { passwordQueue } from "../services/password-queue.js";
 import type { ActiveSession, Sessions } from "../services/sessions.js";
+import { originCheck } from "./origin-check.js";
 import { clientKey, type RateLimits } from "./rate-limits.js";
 import { type CookieSettings, requireSession, resolveSession } from "./session-cookie.js";
 
@@ -18,6 +19,10 @@ export const SESSION_COOKIE_SCHEME = "sessionCookie";
  * session, limits per user after it.
  */
 export interface IdentityGuards {
+  /** 403 for a state-changing browser request from an origin not on the list (middleware/origin-check.ts). */
+  origin: Guard;
+  /** `cache-control: no-store` on session and token answers (a route that may be cached sets its own). */
+  noStore: Guard;
   /** The JSON body (415/413/400), at most {@link JSON_BODY_LIMIT}. */
   body: Guard;
   /** Parses the Cookie header (cookie-parser) for a route that reads a cookie. */
@@ -54,7 +59,12 @@ export function signedInUser(res: Response): ActiveSession {
 }
 
 /** Builds the guards from the app's limiters, sessions and cookie settings. */
-export function identityGuards(rateLimits: RateLimits, sessions: Pick<Sessions, "validate">, cookie: CookieSettings): IdentityGuards {
+export function identityGuards(
+  rateLimits: RateLimits,
+  sessions: Pick<Sessions, "validate">,
+  cookie: CookieSettings,
+  trustedOrigins: readonly string[],
+): IdentityGuards {
   // cookie-parser answers nothing and calls next() before it returns: a plain synchronous step.
   const parser = cookieParser();
   const parseCookies = (req: Request, res: Response): void => {
@@ -64,6 +74,8 @@ export function identityGuards(rateLimits: RateLimits, sessions: Pick<Sessions, 
   };
   const limit = (name: string, handlers: Parameters<typeof middlewareGuard>[1]) => middlewareGuard(`rateLimit(${name})`, handlers);
   return {
+    origin: guard("origin", originCheck(trustedOrigins)),
+    noStore: guard("noStore", (_req, res) => void res.setHeader("cache-control", "no-store")),
     body: jsonBodyGuard({ limit: JSON_BODY_LIMIT }),
     cookies: guard("cookies", parseCookies),
     sessionCookies: guard("cookies", parseCookies, { security: SESSION_COOKIE_SCHEME }),

@@ -1,5 +1,5 @@
 import { AppError } from "@app/http-kit";
-import type { RequestHandler } from "express";
+import type { Request } from "express";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -8,16 +8,15 @@ const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
  * `Origin` is not on the allow-list, or that `Sec-Fetch-Site` marks cross-site without an
  * allowed origin, answers 403. Requests with neither header (curl, servers) pass.
  */
-export function originCheck(allowed: readonly string[]): RequestHandler {
+export function originCheck(allowed: readonly string[]): (req: Request) => void {
   const origins = new Set(allowed);
-  return (req, _res, next) => {
-    if (SAFE.has(req.method)) return next();
+  return (req) => {
+    if (SAFE.has(req.method)) return;
     const origin = req.headers.origin;
     if (origin !== undefined) {
-      return origins.has(origin) ? next() : next(new AppError("origin_not_allowed", "origin is not allowed"));
+      if (!origins.has(origin)) throw new AppError("origin_not_allowed", "origin is not allowed");
+      return;
     }
-    const site = req.headers["sec-fetch-site"];
-    if (site === "cross-site") return next(new AppError("origin_not_allowed", "cross-site request refused"));
-    next();
+    if (req.headers["sec-fetch-site"] === "cross-site") throw new AppError("origin_not_allowed", "cross-site request refused");
   };
 }

@@ -47,7 +47,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
       body: requestPasswordResetBody,
       response: requestPasswordResetResponse,
       reply: "json",
-      guards: [limits.mailPerIp, guards.body, limits.mailPerAddress],
+      guards: [guards.origin, guards.noStore, limits.mailPerIp, guards.body, limits.mailPerAddress],
       handler: async ({ body }) => {
         await service.recovery.requestPasswordReset(body);
         return { ...STATUS, message: "If this email exists in our system, check your email for the reset link" };
@@ -61,7 +61,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
       body: sendVerificationEmailBody,
       response: statusResponse,
       reply: "json",
-      guards: [limits.mailPerIp, guards.body, limits.mailPerAddress],
+      guards: [guards.origin, guards.noStore, limits.mailPerIp, guards.body, limits.mailPerAddress],
       handler: async ({ body }) => {
         await service.recovery.sendVerificationEmail(body);
         return STATUS;
@@ -75,7 +75,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
       body: changeEmailBody,
       response: statusResponse,
       reply: "json",
-      guards: [limits.mailPerIp, guards.body, limits.mailPerAddress, guards.cookies, guards.signedIn],
+      guards: [guards.origin, guards.noStore, limits.mailPerIp, guards.body, limits.mailPerAddress, guards.cookies, guards.signedIn],
       handler: async ({ body, res }) => {
         await service.recovery.changeEmail(signedInUser(res).user, body);
         return STATUS;
@@ -89,7 +89,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
       body: changePasswordBody,
       response: changePasswordResponse,
       reply: "json",
-      guards: [...passwordChecked, guards.signedIn],
+      guards: [guards.origin, guards.noStore, ...passwordChecked, guards.signedIn],
       handler: async ({ body, res }) => {
         const active = signedInUser(res);
         await service.settings.changePassword(active.session, body);
@@ -104,7 +104,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
       body: updateUserBody,
       response: updateUserResponse,
       reply: "json",
-      guards: [guards.body, guards.cookies, guards.signedIn],
+      guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
       handler: async ({ body, res }) => ({
         ...STATUS,
         user: publicUser(await service.settings.updateUser(signedInUser(res).user.id, body)),
@@ -117,7 +117,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
       summary: "The user's live sessions",
       response: listSessionsResponse,
       reply: "json",
-      guards: [guards.cookies, guards.signedIn],
+      guards: [guards.origin, guards.noStore, guards.cookies, guards.signedIn],
       handler: ({ res }) => service.settings.listSessions(signedInUser(res).session),
     }),
     defineRoute({
@@ -128,7 +128,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
       body: revokeSessionBody,
       response: statusResponse,
       reply: "json",
-      guards: [guards.body, guards.cookies, guards.signedIn],
+      guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
       handler: async ({ body, res }) => {
         const active = signedInUser(res);
         // A cookie value is `<id>.<secret>`: only the id part names the session.
@@ -145,7 +145,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
       summary: "End every other session of the user",
       response: statusResponse,
       reply: "json",
-      guards: [guards.body, guards.cookies, guards.signedIn],
+      guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
       handler: async ({ res }) => {
         await service.settings.revokeOtherSessions(signedInUser(res).session);
         return STATUS;
@@ -159,7 +159,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
       body: deleteUserBody,
       response: deleteUserResponse,
       reply: "json",
-      guards: [...passwordChecked, guards.signedIn],
+      guards: [guards.origin, guards.noStore, ...passwordChecked, guards.signedIn],
       handler: async ({ body, res }) => {
         await service.settings.deleteUser(signedInUser(res).user.id, body.password);
         clearSessionCookie(res, cookie);
@@ -173,7 +173,7 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
       summary: "A JWT for the signed-in user (better-auth's JWT plugin)",
       response: tokenResponse,
       reply: "json",
-      guards: [guards.cookies, guards.signedIn],
+      guards: [guards.origin, guards.noStore, guards.cookies, guards.signedIn],
       handler: async ({ res }) => ({ token: await service.issueJwt(signedInUser(res).user) }),
     }),
   ];

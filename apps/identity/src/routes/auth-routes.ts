@@ -62,6 +62,8 @@ export function authRoutes(
       response: signUpResponse,
       reply: "json",
       guards: [
+        guards.origin,
+        guards.noStore,
         limits.signUpPerIp,
         guards.body,
         limits.signUpPerAccount,
@@ -83,7 +85,7 @@ export function authRoutes(
       body: signInBody,
       response: sessionResponse,
       reply: "json",
-      guards: [limits.signInPerIp, guards.body, limits.signInPerAccount, guards.passwordQueue],
+      guards: [guards.origin, guards.noStore, limits.signInPerIp, guards.body, limits.signInPerAccount, guards.passwordQueue],
       handler: async ({ body, req, res }) => {
         const { token, session, user } = await service.signIn(body, requestMeta(req));
         setSessionCookie(res, cookie, token, body.rememberMe === false ? undefined : session.expiresAt);
@@ -99,7 +101,7 @@ export function authRoutes(
       summary: "The session and a fresh JWT in set-auth-jwt, or null when signed out",
       response: getSessionResponse,
       reply: "json",
-      guards: [guards.sessionCookies],
+      guards: [guards.origin, guards.noStore, guards.sessionCookies],
       handler: async ({ req, res }) => (await currentSession(req, res)) ?? null,
     }),
     defineRoute({
@@ -109,7 +111,7 @@ export function authRoutes(
       summary: "The session and a fresh JWT in set-auth-jwt; 401 when signed out",
       response: sessionResponse,
       reply: "json",
-      guards: [guards.body, guards.sessionCookies],
+      guards: [guards.origin, guards.noStore, guards.body, guards.sessionCookies],
       handler: async ({ req, res }) => {
         const current = await currentSession(req, res);
         if (!current) throw new AppError("unauthorized", "no valid session: sign in first");
@@ -123,7 +125,7 @@ export function authRoutes(
       summary: "End the session and clear its cookie",
       response: signOutResponse,
       reply: "json",
-      guards: [guards.body, guards.sessionCookies],
+      guards: [guards.origin, guards.noStore, guards.body, guards.sessionCookies],
       handler: async ({ req, res }) => {
         await service.signOut(readSessionCookie(req, cookie));
         clearSessionCookie(res, cookie);
@@ -133,6 +135,7 @@ export function authRoutes(
     defineRoute({
       method: "get",
       path: path("/jwks"),
+      guards: [guards.origin, guards.noStore],
       tag: TAG,
       summary: "The public keys that verify identity's JWTs",
       response: jwksResponse,

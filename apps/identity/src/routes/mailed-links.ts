@@ -136,6 +136,7 @@ export function mailedLinkRoutes(service: IdentityService, guards: IdentityGuard
     defineRoute({
       method: "get",
       path: path("/reset-password/:token"),
+      guards: [guards.origin, guards.noStore],
       tag: TAG,
       summary: "The reset link: redirects to the callback with the token, or with error=INVALID_TOKEN",
       params: z.object({ token: z.string() }),
@@ -155,7 +156,7 @@ export function mailedLinkRoutes(service: IdentityService, guards: IdentityGuard
       body: resetPasswordBody,
       response: statusResponse,
       reply: "json",
-      guards: [limits.resetPasswordPerIp, guards.body, guards.passwordQueue],
+      guards: [guards.origin, guards.noStore, limits.resetPasswordPerIp, guards.body, guards.passwordQueue],
       handler: async ({ body, req }) => {
         const token = body.token ?? (typeof req.query.token === "string" ? req.query.token : undefined);
         if (!token) throw new AppError("invalid_token", "token is required");
@@ -174,7 +175,7 @@ export function mailedLinkRoutes(service: IdentityService, guards: IdentityGuard
       query: verifyEmailQuery,
       response: verifyEmailResponse,
       reply: "json",
-      guards: [guards.sessionCookies],
+      guards: [guards.origin, guards.noStore, guards.sessionCookies],
       handler: async ({ query, req, res }): Promise<VerifyAnswer> => {
         const { callback, page: pageCallback } = callbackOf(req, query.callbackURL);
         const found = await service.links.find(VERIFY_LINK_PURPOSES, query.token);
@@ -194,7 +195,7 @@ export function mailedLinkRoutes(service: IdentityService, guards: IdentityGuard
       body: verifyEmailConfirmBody,
       response: verifyEmailResponse,
       reply: "json",
-      guards: [limits.passwordPerIp, guards.body, guards.sessionCookies, guards.passwordQueue],
+      guards: [guards.origin, guards.noStore, limits.passwordPerIp, guards.body, guards.sessionCookies, guards.passwordQueue],
       handler: async ({ query, body, req, res }): Promise<VerifyAnswer> => {
         const { callback } = callbackOf(req, body.callbackURL ?? query.callbackURL);
         const token = body.token ?? query.token;

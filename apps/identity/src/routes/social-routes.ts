@@ -39,6 +39,7 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
     defineRoute({
       method: "get",
       path: path("/providers"),
+      guards: [guards.origin, guards.noStore],
       tag: TAG,
       summary: "The configured sign-in providers (the web app's buttons)",
       response: socialProvidersResponse,
@@ -54,7 +55,7 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
       response: signInSocialResponse,
       reply: "json",
       // Provider sign-in shares the email sign-in budget per IP (each one starts a flow at a provider).
-      guards: [guards.limits.signInPerIp, guards.body],
+      guards: [guards.origin, guards.noStore, guards.limits.signInPerIp, guards.body],
       handler: async ({ body, res }) => {
         const { url, sealed } = await social.start(body);
         res.cookie(flowCookie, sealed, { ...flowOptions, maxAge: FLOW_TTL_SECONDS * 1000 });
@@ -71,7 +72,7 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
       body: linkSocialBody,
       response: signInSocialResponse,
       reply: "json",
-      guards: [guards.body, guards.cookies, guards.signedIn],
+      guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
       handler: async ({ body, res }) => {
         const active = signedInUser(res);
         if (!active.user.emailVerified) throw new AppError("email_not_verified", "verify your email address before linking a provider");
@@ -87,7 +88,7 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
       summary: "The provider's redirect back: signs in (or links) and redirects to the callback",
       params: z.object({ provider: z.string() }),
       reply: { raw: "redirect" },
-      guards: [guards.cookies],
+      guards: [guards.origin, guards.noStore, guards.cookies],
       handler: async ({ params, req, res }) => {
         const sealed = (req.cookies as Record<string, unknown> | undefined)?.[flowCookie];
         // The flow cookie is single-use in this browser whatever the outcome.
@@ -112,7 +113,7 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
       summary: "The user's ways to sign in: the password and linked providers",
       response: linkedAccountsResponse,
       reply: "json",
-      guards: [guards.cookies, guards.signedIn],
+      guards: [guards.origin, guards.noStore, guards.cookies, guards.signedIn],
       handler: ({ res }) => linked.list(signedInUser(res).user.id),
     }),
     defineRoute({
@@ -123,7 +124,7 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
       body: unlinkAccountBody,
       response: statusResponse,
       reply: "json",
-      guards: [guards.body, guards.cookies, guards.signedIn],
+      guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
       handler: async ({ body, res }) => {
         await linked.unlink(signedInUser(res).user.id, body);
         return { status: true as const };
