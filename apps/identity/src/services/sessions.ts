@@ -31,6 +31,7 @@ interface SessionUserRow {
   u_name: string;
   u_email_verified: boolean;
   u_image: string | null;
+  u_two_factor_enabled: boolean;
   u_created_at: Date;
   u_updated_at: Date;
 }
@@ -38,7 +39,7 @@ interface SessionUserRow {
 /** get-session's session read: the session and its user by session id, one round trip. */
 const SESSION_WITH_USER = `SELECT s."id", s."secret_hash", s."user_id", s."expires_at", s."created_at", s."updated_at",
   s."ip_address", s."user_agent", u."id" AS "u_id", u."email" AS "u_email", u."name" AS "u_name",
-  u."email_verified" AS "u_email_verified", u."image" AS "u_image", u."created_at" AS "u_created_at", u."updated_at" AS "u_updated_at"
+  u."email_verified" AS "u_email_verified", u."image" AS "u_image", u."two_factor_enabled" AS "u_two_factor_enabled", u."created_at" AS "u_created_at", u."updated_at" AS "u_updated_at"
 FROM "session" s JOIN "user" u ON u."id" = s."user_id" WHERE s."id" = $1`;
 
 function sessionQuery(id: string): RawQuery {
@@ -64,6 +65,7 @@ function toSessionAndUser(row: SessionUserRow): { session: Session; user: User }
       name: row.u_name,
       emailVerified: row.u_email_verified,
       image: row.u_image,
+      twoFactorEnabled: row.u_two_factor_enabled,
       createdAt: row.u_created_at,
       updatedAt: row.u_updated_at,
     },
