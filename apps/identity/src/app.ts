@@ -5,9 +5,12 @@ import type { Mailer } from "@app/mailer";
 import express, { type Express, type Request } from "express";
 import type { Logger } from "pino";
 import type { IdentityConfig } from "./config.js";
+import type { FeatureDeps } from "./features.js";
 import { identityGuards } from "./middleware/guards.js";
 import type { RateLimitRedis } from "./middleware/rate-limit-stores.js";
 import { createRateLimits, markPasswordRejections, type RateLimits } from "./middleware/rate-limits.js";
+import { passkeyRoutes } from "./passkeys/routes.js";
+import { passwordlessRoutes } from "./passwordless/routes.js";
 import { accountRoutes } from "./routes/account-routes.js";
 import { authRoutes } from "./routes/auth-routes.js";
 import { healthRoutes } from "./routes/health.js";
@@ -17,6 +20,8 @@ import { socialRoutes } from "./routes/social-routes.js";
 import { IdentityService } from "./services/identity.js";
 import { createSocial } from "./services/oidc/index.js";
 import { VerifiedSignUp } from "./services/verified-sign-up.js";
+import { SignInFinisher } from "./sign-in/finish.js";
+import { twoFactorRoutes } from "./two-factor/routes.js";
 
 /** What the identity app is built from. */
 export interface IdentityDeps {
@@ -117,12 +122,25 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     },
     logger,
   });
+  const features: FeatureDeps = {
+    config,
+    prisma: db.prisma,
+    logger,
+    now: deps.now ?? Date.now,
+    service,
+    guards,
+    cookie,
+    signIns: new SignInFinisher({ sessions: service.sessions, cookie }),
+  };
   const routes = new RouteTable().add(
     ...healthRoutes(db),
     ...authRoutes(service, guards, cookie, verifiedSignUp),
     ...accountRoutes(service, guards, cookie),
     ...mailedLinkRoutes(service, guards, cookie),
     ...socialRoutes(social, guards, cookie),
+    ...twoFactorRoutes(features),
+    ...passkeyRoutes(features),
+    ...passwordlessRoutes(features),
   );
   routes.add(openApiRoute(routes, { serverUrl: config.baseUrl, cookieName: config.cookieName }));
 

@@ -21,6 +21,7 @@ import {
 } from "@app/http-kit";
 import { checkSmtpUrl } from "@app/mailer";
 import { z } from "zod";
+import { type FactorSettings, factorSettings, factorSettingsShape } from "./config-factors.js";
 import { parseSocialProviders, type SocialProviderConfig } from "./services/oidc/config.js";
 
 const MINUTE = 60 * 1000;
@@ -35,6 +36,7 @@ const schema = z
     ...serverSettingsShape({ port: 3001, limits: SERVICE_LIMITS }),
     ...loggingSettingsShape,
     ...databaseSettingsShape,
+    ...factorSettingsShape,
     AUTH_SECRET: z.string({ error: "AUTH_SECRET is required" }).min(1, "AUTH_SECRET is required").meta({
       description: "encrypts the signing keys; at least 32 characters in production; changing it invalidates every JWT",
       docDefault: "`.data/secrets.json` under `pnpm start`",
@@ -216,6 +218,8 @@ export interface IdentityConfig {
   limits: ServerLimits;
   /** Sign-in providers (OIDC_PROVIDERS, OIDC_<ID>_*, GITHUB_*): services/oidc/config.ts. */
   socialProviders: SocialProviderConfig[];
+  /** Passkeys' relying party and the fresh-session age (config-factors.ts). */
+  factors: FactorSettings;
 }
 
 /**
@@ -269,6 +273,7 @@ function defaultRedisPrefix(databaseUrl: string): string {
 export function configFrom(env: z.output<typeof schema>): IdentityConfig {
   const { baseUrl, issuer, audience } = tokenSettings(env);
   const origins = env.CORS_ORIGINS.length ? env.CORS_ORIGINS : env.NODE_ENV === "production" ? [] : ["http://localhost:5173"];
+  const corsOrigins = [...new Set([...origins, new URL(baseUrl).origin])];
   return {
     env: env.NODE_ENV,
     host: env.HOST,
@@ -276,7 +281,7 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
     databaseUrl: env.DATABASE_URL,
     authSecret: env.AUTH_SECRET,
     baseUrl,
-    corsOrigins: [...new Set([...origins, new URL(baseUrl).origin])],
+    corsOrigins,
     exposeAuthHeader: env.CORS_EXPOSE_AUTH_HEADER === "true",
     cookieName: `${env.COOKIE_PREFIX}${SESSION_COOKIE_SUFFIX}`,
     secureCookies: baseUrl.startsWith("https:"),
@@ -312,6 +317,7 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
     logFormat: logSettings(env).format,
     limits: serverLimitsOf(env),
     socialProviders: parseSocialProviders(env, env.NODE_ENV === "production").providers,
+    factors: factorSettings(env, baseUrl, corsOrigins),
   };
 }
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type IdentityApp } from "../src/app.js";
 import { testConfig } from "../src/config.js";
 import { MailOutboxWorker } from "../src/services/mail-outbox-worker.js";
+import { DRIVERS } from "./conformance/index.js";
 import { ORIGIN, SECRET } from "./kit.js";
 import { linkOf, TEST_WORKER_OPTIONS } from "./mail-kit.js";
 import { Browser, startProvider, type TestProvider } from "./oidc-kit.js";
@@ -166,6 +167,10 @@ describe("identity's route table", () => {
     expect(accounts.map((a) => a.providerId).sort()).toEqual(["credential", "local"]);
     await expectJson(await owner.post("/api/auth/unlink-account", { accountId: accounts.find((a) => a.providerId === "local")?.id }));
     await expectJson(await owner.post("/api/auth/delete-user", { password: PASSWORD }));
+
+    for (const drive of Object.values(DRIVERS)) {
+      await drive({ baseUrl, built, catcher, provider, client, expectJson, fresh, mailTo, password: PASSWORD });
+    }
 
     const coverage = built.routes.coverage();
     expect(coverage.filter((route) => route.answered === 0).map((route) => route.key)).toEqual([]);

@@ -8,6 +8,13 @@ export const ERROR_STATUS = {
   invalid_password: 400,
   invalid_json: 400,
   validation_failed: 400,
+  /** A one-time code (emailed code) ran out of time: ask for a new one. */
+  code_expired: 400,
+  /** A WebAuthn challenge is unknown, used or expired: start the ceremony again. */
+  challenge_expired: 400,
+  /** A passkey's registration or assertion did not verify. */
+  passkey_verification_failed: 400,
+  two_factor_not_enabled: 400,
   unauthorized: 401,
   invalid_credentials: 401,
   missing_token: 401,
@@ -17,9 +24,17 @@ export const ERROR_STATUS = {
   token_not_yet_valid: 401,
   invalid_claims: 401,
   unknown_key: 401,
+  /** A TOTP, backup or emailed code that is wrong or already used. */
+  invalid_code: 401,
+  /** No pending second-factor sign-in (its cookie is missing, used or expired): sign in again. */
+  invalid_two_factor_cookie: 401,
   forbidden: 403,
   origin_not_allowed: 403,
   email_not_verified: 403,
+  /** A code took its last wrong try: ask for a new one. */
+  too_many_attempts: 403,
+  /** The action needs a recent sign-in (DELETE_FRESH_AGE) or a mailed confirmation. */
+  session_not_fresh: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

@@ -32,6 +32,18 @@ export interface TokenMail {
   link: (token: string) => string;
 }
 
+/**
+ * A mail whose secret the caller made itself in the same transaction (a sign-in code, a magic
+ * link) or a notice that carries none. `body` undefined writes a `skipped` row with the same
+ * statements: an address that gets no mail answers in the same time.
+ */
+export interface PlainMail {
+  kind: MailKind;
+  to: string;
+  /** The link or code the mail carries; undefined: nothing to send to this address. */
+  body: string | undefined;
+}
+
 /** What became of a mail: queued to send, nothing to send, or over the address's budget. */
 export type Enqueued = "queued" | "skipped" | "dropped";
 
@@ -121,6 +133,39 @@ export class MailOutbox {
         "mail dropped: the address is over its mail budget",
       );
     return outcome;
+  }
+
+  /**
+   * Writes the row of a mail whose link or code the caller made (or a notice), under the same
+   * per-address budget and lock as {@link enqueueTokenMail}. Inside a caller's `tx` the caller
+   * calls {@link wake} once that commits.
+   */
+  async enqueueMail(mail: PlainMail, tx?: Prisma.TransactionClient): Promise<Enqueued> {
+    const outcome = tx ? await this.#writePlain(tx, mail) : await this.#db.$transaction((t) => this.#writePlain(t, mail));
+    if (outcome === "queued" && !tx) this.wake();
+    if (outcome === "dropped")
+      this.#logger.warn(
+        { kind: mail.kind, recipient: this.recipientKey(mail.to).slice(0, 16) },
+        "mail dropped: the address is over its mail budget",
+      );
+    return outcome;
+  }
+
+  async #writePlain(tx: Prisma.TransactionClient, mail: PlainMail): Promise<Enqueued> {
+    const now = this.#now();
+    const key = this.recipientKey(mail.to);
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_CLASS}::int, hashtext(${key}))`;
+    const used = await tx.mailOutbox.count({
+      where: { recipientKey: key, state: { in: COUNTED }, createdAt: { gt: new Date(now - MAIL_BUDGET_WINDOW_MS) } },
+    });
+    const send = mail.body !== undefined && used < this.#budget;
+    const id = randomUUID();
+    const payload = send ? this.#box.seal(JSON.stringify({ to: mail.to, link: mail.body }), context(id)) : null;
+    const state = send ? "pending" : mail.body !== undefined ? "dropped" : "skipped";
+    await tx.mailOutbox.create({
+      data: { id, kind: mail.kind, recipientKey: key, payload, state, nextAttemptAt: new Date(now), createdAt: new Date(now) },
+    });
+    return send ? "queued" : state === "dropped" ? "dropped" : "skipped";
   }
 
   /**
