@@ -4,6 +4,12 @@ import { type CookieSettings, setSessionCookie } from "../middleware/session-coo
 import type { Sessions } from "../services/sessions.js";
 import { requestMeta } from "../views/public.js";
 
+/**
+ * The web app's page of the second-factor step: a sign-in that ends in a redirect (a provider's
+ * callback, a magic link) and needs a second factor goes there, on the callback URL's origin.
+ */
+export const TWO_FACTOR_PAGE = "/sign-in/two-factor";
+
 /** How a user proved who they are (security events and the second-factor rule use it). */
 export type SignInMethod = "password" | "provider" | "passkey" | "magic-link" | "email-otp";
 
