@@ -7,7 +7,18 @@ import { createTestDatabase, type TestDatabase } from "./testing.js";
 // The service boundary as PostgreSQL enforces it (prisma/migrations/*_service_roles): each
 // service's connection is refused the other's tables with SQLSTATE 42501.
 const PERMISSION_DENIED = "42501";
-const IDENTITY_TABLES = ["user", "account", "session", "jwks", "verification", "mail_outbox"];
+const IDENTITY_TABLES = [
+  "user",
+  "account",
+  "session",
+  "jwks",
+  "verification",
+  "mail_outbox",
+  "two_factor",
+  "trusted_device",
+  "passkey",
+  "auth_challenge",
+];
 /** Identity's, with the narrow grants prisma/migrations/*_account_lifecycle gives the API. */
 const IDENTITY_SHARED = ["user_directory", "user_deletion"];
 const API_TABLES = [
