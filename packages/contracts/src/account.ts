@@ -70,15 +70,39 @@ export const updateUserBody = z
   .refine((body) => body.name !== undefined || body.image !== undefined, "nothing to update: send name or image");
 export type UpdateUserBody = z.infer<typeof updateUserBody>;
 
-/** POST /api/auth/revoke-session: the session's id (from list-sessions), or a cookie value. */
+/**
+ * POST /api/auth/revoke-session: `token`, as better-auth's client sends it (a list-sessions row's
+ * `token`, which is the session's id, or a whole cookie value), or `id`.
+ */
 export const revokeSessionBody = z
   .strictObject({ id: cleanString("id").min(1).max(200).optional(), token: cleanString("token").min(1).max(200).optional() })
   .refine((body) => body.id !== undefined || body.token !== undefined, "send the session's id (or token)");
 export type RevokeSessionBody = z.infer<typeof revokeSessionBody>;
 
-/** POST /api/auth/delete-user. */
-export const deleteUserBody = z.strictObject({ password: currentPasswordSchema, callbackURL: callbackUrlSchema.optional() });
+/**
+ * POST /api/auth/delete-user, as better-auth's: the account's `password`, or a fresh session
+ * (DELETE_FRESH_AGE), or `token` from the mailed confirmation a stale session asks for
+ * (docs/accounts.md). `callbackURL` goes into that mail's link.
+ */
+export const deleteUserBody = z.strictObject({
+  password: currentPasswordSchema.optional(),
+  token: mailTokenSchema.optional(),
+  callbackURL: callbackUrlSchema.optional(),
+});
 export type DeleteUserBody = z.infer<typeof deleteUserBody>;
+
+/** Query of GET /api/auth/delete-user/callback, the link of the mailed deletion confirmation. */
+export const deleteUserCallbackQuery = z.object({ token: mailTokenSchema, callbackURL: callbackUrlSchema.optional() });
+
+/**
+ * POST /api/auth/update-session: the session fields a client may set (better-auth's additional
+ * session fields). Here that is `userAgent`, the device label list-sessions shows, which the
+ * client chose at sign-in anyway; keys not declared are ignored, as better-auth ignores them.
+ */
+export const updateSessionBody = z
+  .object({ userAgent: cleanString("userAgent").max(512, "userAgent is too long").nullable().optional() })
+  .refine((body) => body.userAgent !== undefined, "No fields to update");
+export type UpdateSessionBody = z.infer<typeof updateSessionBody>;
 
 /** The answer of the mail-sending and most state-changing routes, as better-auth's. */
 export const statusResponse = z.object({ status: z.literal(true) });
@@ -101,26 +125,46 @@ export const verifyEmailResponse = statusResponse.extend({
   resetToken: z.string().optional(),
 });
 
-/** One row of GET /api/auth/list-sessions: never the cookie secret. */
-export const listedSessionSchema = z.object({
+/** A session as the session routes show it: never the cookie secret. */
+export const sessionRowSchema = z.object({
   id: z.string(),
+  /**
+   * The handle better-auth's `revokeSession({ token })` takes: the session's id, an opaque name
+   * that opens nothing (the cookie is `<id>.<secret>`; the secret is never shown).
+   */
+  token: z.string(),
   userId: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
   expiresAt: z.string(),
   ipAddress: z.string().nullable(),
   userAgent: z.string().nullable(),
+});
+export type SessionRow = z.infer<typeof sessionRowSchema>;
+
+/** One row of GET /api/auth/list-sessions. */
+export const listedSessionSchema = sessionRowSchema.extend({
   /** True for the session of the request. */
   current: z.boolean(),
 });
 export type ListedSession = z.infer<typeof listedSessionSchema>;
 export const listSessionsResponse = z.array(listedSessionSchema);
 
+/** POST /api/auth/update-session: the session as it is now, as better-auth answers. */
+export const updateSessionResponse = z.object({ session: sessionRowSchema });
+
+/** GET /api/auth/ok, better-auth's liveness answer. */
+export const okResponse = z.object({ ok: z.literal(true) });
+
 /** POST /api/auth/change-password: `token` is the new cookie value when other sessions were revoked. */
 export const changePasswordResponse = z.object({ token: z.string().nullable(), user: z.looseObject({ id: z.string() }) });
 
-/** POST /api/auth/delete-user. */
-export const deleteUserResponse = z.object({ success: z.literal(true), message: z.string() });
+/**
+ * POST /api/auth/delete-user and GET /api/auth/delete-user/callback, as better-auth's: the account
+ * is deleted, or its confirmation link was mailed.
+ */
+export const deleteUserResponse = z.object({ success: z.literal(true), message: z.enum(["User deleted", "Verification email sent"]) });
+export type DeleteUserResponse = z.infer<typeof deleteUserResponse>;
 
 /** GET /api/auth/token, as better-auth's JWT plugin answers. */
 export const tokenResponse = z.object({ token: z.string() });

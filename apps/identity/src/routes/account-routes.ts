@@ -6,6 +6,7 @@ import {
   deleteUserBody,
   deleteUserResponse,
   listSessionsResponse,
+  okResponse,
   requestPasswordResetBody,
   requestPasswordResetResponse,
   revokeSessionBody,
@@ -13,10 +14,12 @@ import {
   sendVerificationEmailBody,
   statusResponse,
   tokenResponse,
+  updateSessionBody,
+  updateSessionResponse,
   updateUserBody,
   updateUserResponse,
 } from "@app/contracts";
-import { type AnyRoute, defineRoute } from "@app/http-kit";
+import { type AnyRoute, defineRoute, isAppError } from "@app/http-kit";
 import { type IdentityGuards, signedInUser } from "../middleware/guards.js";
 import { type CookieSettings, clearSessionCookie } from "../middleware/session-cookie.js";
 import type { IdentityService } from "../services/identity.js";
@@ -24,6 +27,8 @@ import { publicUser } from "../views/public.js";
 
 const STATUS: StatusResponse = { status: true };
 const TAG = "account";
+/** DELETE_FRESH_AGE's default (config-factors.ts), for an app built without the setting. */
+const DEFAULT_DELETE_FRESH_AGE_MS = 24 * 60 * 60 * 1000;
 /** A path under the auth base path (`/api/auth`). */
 const path = (name: string) => `${AUTH_BASE_PATH}${name}`;
 
@@ -33,8 +38,19 @@ const path = (name: string) => `${AUTH_BASE_PATH}${name}`;
  * signed-in user's own settings (password, profile, sessions, deletion, a JWT). The mailed links
  * themselves answer in routes/mailed-links.ts.
  */
-export function accountRoutes(service: IdentityService, guards: IdentityGuards, cookie: CookieSettings): AnyRoute[] {
+export function accountRoutes(
+  service: IdentityService,
+  guards: IdentityGuards,
+  cookie: CookieSettings,
+  /** `deleteFreshAgeMs`: DELETE_FRESH_AGE (config.factors.deleteFreshAgeMs). */
+  options: { deleteFreshAgeMs?: number } = {},
+): AnyRoute[] {
   const { limits } = guards;
+  const deletionProofs = {
+    freshAgeMs: options.deleteFreshAgeMs ?? DEFAULT_DELETE_FRESH_AGE_MS,
+    tokens: service.mailTokens,
+    mail: service.recovery.mailEnabled ? service.recovery.confirmDeletion.bind(service.recovery) : undefined,
+  };
   /** The signed-in routes that check the user's password: counted per IP, and per user once the session is known. */
   const passwordChecked = [limits.passwordPerIp, guards.body, guards.cookies, guards.passwordQueue, guards.session, limits.passwordPerUser];
 
@@ -124,14 +140,14 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
       method: "post",
       path: path("/revoke-session"),
       tag: TAG,
-      summary: "End one of the user's sessions",
+      summary: "End one of the user's sessions (its list-sessions token or id)",
       body: revokeSessionBody,
       response: statusResponse,
       reply: "json",
       guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
       handler: async ({ body, res }) => {
         const active = signedInUser(res);
-        // A cookie value is `<id>.<secret>`: only the id part names the session.
+        // A list-sessions token is the session's id; a whole cookie value is `<id>.<secret>`.
         const id = body.id ?? (body.token ?? "").split(".")[0] ?? "";
         await service.settings.revokeSession(active.user.id, id);
         if (id === active.session.id) clearSessionCookie(res, cookie);
@@ -153,17 +169,52 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
     }),
     defineRoute({
       method: "post",
+      path: path("/revoke-sessions"),
+      tag: TAG,
+      summary: "End every session of the user, this one included",
+      response: statusResponse,
+      reply: "json",
+      guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
+      handler: async ({ res }) => {
+        await service.settings.revokeSessions(signedInUser(res).user.id);
+        clearSessionCookie(res, cookie);
+        return STATUS;
+      },
+    }),
+    defineRoute({
+      method: "post",
+      path: path("/update-session"),
+      tag: TAG,
+      summary: "Set fields of this session (userAgent)",
+      body: updateSessionBody,
+      response: updateSessionResponse,
+      reply: "json",
+      guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
+      handler: async ({ body, res }) => {
+        try {
+          return { session: await service.settings.updateSession(signedInUser(res).session, body) };
+        } catch (error) {
+          // The session ended meanwhile: its cookie goes too, as better-auth's.
+          if (isAppError(error) && error.code === "unauthorized") clearSessionCookie(res, cookie);
+          throw error;
+        }
+      },
+    }),
+    defineRoute({
+      method: "post",
       path: path("/delete-user"),
       tag: TAG,
-      summary: "Delete the account (checks the password)",
+      summary: "Delete the account: with the password, a fresh session, or the mailed link's token (else the link is mailed)",
       body: deleteUserBody,
       response: deleteUserResponse,
       reply: "json",
       guards: [guards.origin, guards.noStore, ...passwordChecked, guards.signedIn],
       handler: async ({ body, res }) => {
-        await service.settings.deleteUser(signedInUser(res).user.id, body.password);
-        clearSessionCookie(res, cookie);
-        return { success: true as const, message: "User deleted" };
+        // The callback is checked (403) whichever way the request goes; only the mailed link carries it.
+        if (body.callbackURL !== undefined) service.recovery.callback(body.callbackURL);
+        const answer = await service.settings.deleteUser(signedInUser(res), body, deletionProofs);
+        if (answer.message === "User deleted") clearSessionCookie(res, cookie);
+        return answer;
       },
     }),
     defineRoute({
@@ -175,6 +226,16 @@ export function accountRoutes(service: IdentityService, guards: IdentityGuards, 
       reply: "json",
       guards: [guards.origin, guards.noStore, guards.cookies, guards.signedIn],
       handler: async ({ res }) => ({ token: await service.issueJwt(signedInUser(res).user) }),
+    }),
+    defineRoute({
+      method: "get",
+      path: path("/ok"),
+      tag: TAG,
+      summary: "Answers { ok: true } while the auth routes serve (better-auth's /ok)",
+      response: okResponse,
+      reply: "json",
+      guards: [guards.origin, guards.noStore],
+      handler: () => ({ ok: true as const }),
     }),
   ];
 }

@@ -1,5 +1,7 @@
 import {
   AUTH_BASE_PATH,
+  deleteUserCallbackQuery,
+  deleteUserResponse,
   mailTokenSchema,
   resetPasswordBody,
   resetPasswordLinkQuery,
@@ -14,18 +16,20 @@ import { ANSWERED, type Answered, type AnyRoute, AppError, defineRoute, isAppErr
 import type { Request, Response } from "express";
 import { z } from "zod";
 import type { IdentityGuards } from "../middleware/guards.js";
-import { type CookieSettings, readSessionCookie } from "../middleware/session-cookie.js";
+import { type CookieSettings, clearSessionCookie, readSessionCookie } from "../middleware/session-cookie.js";
 import { withQuery } from "../services/callback-url.js";
 import type { IdentityService } from "../services/identity.js";
 import type { FoundToken } from "../services/mail-tokens.js";
 import { type LinkProof, VERIFY_LINK_PURPOSES } from "../services/mailed-links.js";
 import {
+  accountDeletedPage,
   confirmationPage,
   emailChangedPage,
   homeOf,
   invalidLinkPage,
   isServiceBase,
   linkSentPage,
+  signInToDeletePage,
   verifiedPage,
 } from "../views/link-pages.js";
 import { publicUser } from "../views/public.js";
@@ -35,10 +39,11 @@ const STATUS: StatusResponse = { status: true };
 const path = (name: string) => `${AUTH_BASE_PATH}${name}`;
 const TAG = "mailed links";
 type VerifyAnswer = z.input<typeof verifyEmailResponse> | Answered;
+type DeleteAnswer = z.input<typeof deleteUserResponse> | Answered;
 
 /**
  * The mailed links under /api/auth (docs/accounts.md): the reset link and the password it sets,
- * and the verification and email-change links. A browser gets a redirect to the link's callback
+ * the verification and email-change links, and the deletion link. A browser gets a redirect to the link's callback
  * or one of identity's own pages (views/link-pages.ts); API clients and better-auth's client get
  * JSON.
  */
@@ -203,6 +208,38 @@ export function mailedLinkRoutes(service: IdentityService, guards: IdentityGuard
         const found = await service.links.find(VERIFY_LINK_PURPOSES, token);
         if (!found) return invalidLink(req, res, token, callback);
         return useLink(req, res, found, token, { sessionId: await sessionOf(req, found), password: body.password }, callback);
+      },
+    }),
+    // better-auth's deletion link: it deletes only for a live session of the user it went to, so
+    // a mail scanner's prefetch (no session) or whoever else reads the mail deletes nothing.
+    defineRoute({
+      method: "get",
+      path: path("/delete-user/callback"),
+      tag: TAG,
+      summary: "The mailed deletion link: deletes the signed-in account it was sent to, then redirects to the callback",
+      query: deleteUserCallbackQuery,
+      response: deleteUserResponse,
+      reply: "json",
+      guards: [guards.origin, guards.noStore, guards.sessionCookies],
+      handler: async ({ query, req, res }): Promise<DeleteAnswer> => {
+        const { callback } = callbackOf(req, query.callbackURL);
+        const active = await service.sessions.validate(readSessionCookie(req, cookie));
+        if (!active) {
+          if (wantsPage(req)) return page(() => signInToDeletePage(res, home));
+          throw new AppError("unauthorized", "sign in to the account, then open the link again");
+        }
+        try {
+          await service.settings.deleteWithLink(active.user.id, query.token, service.mailTokens);
+        } catch (error) {
+          if (!isAppError(error) || error.code !== "invalid_token") throw error;
+          if (callback) return redirect(req, res, withQuery(callback, { error: "INVALID_TOKEN" }));
+          if (wantsPage(req)) return page(() => invalidLinkPage(res, home));
+          throw error;
+        }
+        clearSessionCookie(res, cookie);
+        if (callback) return redirect(req, res, callback);
+        if (wantsPage(req)) return page(() => accountDeletedPage(res));
+        return { success: true, message: "User deleted" };
       },
     }),
   ];

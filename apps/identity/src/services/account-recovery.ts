@@ -40,6 +40,11 @@ export class AccountRecovery {
     return this.#links;
   }
 
+  /** False without SMTP_URL: no mail can be sent (the mail routes answer 503). */
+  get mailEnabled(): boolean {
+    return this.#outbox.enabled;
+  }
+
   /** A callback accepted by the trusted-origin rule (403 else), as an absolute URL. */
   callback(raw: string | undefined, fallback = "/"): string {
     return trustedCallback(raw, fallback, this.#links);
@@ -108,6 +113,18 @@ export class AccountRecovery {
     } catch (error) {
       this.#logger.warn({ err: (error as Error).message, userId: user.id }, "verification mail not sent");
     }
+  }
+
+  /**
+   * POST delete-user from a session older than DELETE_FRESH_AGE without the password: a 1-hour
+   * single-use link to the account's address, whose GET deletes the account when opened where that
+   * user is signed in (routes/mailed-links.ts). `callbackURL` is checked (403) and rides in the link.
+   */
+  async confirmDeletion(user: Pick<User, "id" | "email">, callbackURL: string | undefined): Promise<void> {
+    const callback = callbackURL === undefined ? undefined : this.callback(callbackURL);
+    await this.#mailToken("confirm-delete", "delete-account", user, user.email, (token) =>
+      this.#api("/delete-user/callback", { token, ...(callback === undefined ? {} : { callbackURL: callback }) }),
+    );
   }
 
   /**

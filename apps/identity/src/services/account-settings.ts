@@ -1,15 +1,53 @@
 import {
   type ChangePasswordBody,
+  type DeleteUserBody,
+  type DeleteUserResponse,
   type ListedSession,
+  type SessionRow,
+  type UpdateSessionBody,
   type UpdateUserBody,
   USER_DELETED_CHANNEL,
   type UserDeletedEvent,
 } from "@app/contracts";
-import type { PrismaClient, Session, User } from "@app/db";
+import type { Prisma, PrismaClient, Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
+import type { MailTokens } from "./mail-tokens.js";
 import { hashPassword, verifyPassword } from "./passwords.js";
 
 const CREDENTIAL = "credential";
+
+/** What POST delete-user checks a request without the password against, and how it confirms by mail. */
+export interface DeletionProofs {
+  /** A session younger than this deletes without more proof (DELETE_FRESH_AGE). */
+  freshAgeMs: number;
+  /** The mailed links (`delete-account`). */
+  tokens: MailTokens;
+  /** Mails the confirmation link (services/account-recovery.ts); undefined when no mail can be sent. */
+  mail: ((user: User, callbackURL: string | undefined) => Promise<void>) | undefined;
+}
+
+/** The row fields a session view is built from. */
+type SessionFields = Pick<Session, "id" | "userId" | "createdAt" | "updatedAt" | "expiresAt" | "ipAddress" | "userAgent">;
+const SESSION_FIELDS = {
+  id: true,
+  userId: true,
+  createdAt: true,
+  updatedAt: true,
+  expiresAt: true,
+  ipAddress: true,
+  userAgent: true,
+} as const;
+
+/** A session as the routes show it: `token` is its id, never the cookie's secret. */
+function sessionRow(row: SessionFields): SessionRow {
+  return {
+    ...row,
+    token: row.id,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+  };
+}
 
 /**
  * What a signed-in user changes about their own account: password, name and image, sessions,
@@ -53,13 +91,10 @@ export class AccountSettings {
     const rows = await this.#db.session.findMany({
       where: { userId: current.userId, expiresAt: { gt: new Date(this.#now()) } },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      select: { id: true, userId: true, createdAt: true, updatedAt: true, expiresAt: true, ipAddress: true, userAgent: true },
+      select: SESSION_FIELDS,
     });
     return rows.map((row) => ({
-      ...row,
-      createdAt: row.createdAt.toISOString(),
-      updatedAt: row.updatedAt.toISOString(),
-      expiresAt: (row.id === current.id ? current.expiresAt : row.expiresAt).toISOString(),
+      ...sessionRow(row.id === current.id ? { ...row, expiresAt: current.expiresAt } : row),
       current: row.id === current.id,
     }));
   }
@@ -75,16 +110,74 @@ export class AccountSettings {
     return count;
   }
 
+  /** POST revoke-sessions: every session of the user, the request's own included. */
+  async revokeSessions(userId: string): Promise<number> {
+    const { count } = await this.#db.session.deleteMany({ where: { userId } });
+    return count;
+  }
+
   /**
-   * POST delete-user, after the password check, in one transaction: the user's sessions,
-   * credentials and mailed tokens are deleted, the user row keeps only its id (email and name
-   * replaced, so the address is free at once), a `user_deletion` row is written and
+   * POST update-session: sets the fields of the request's session; 401 `unauthorized` when it
+   * ended meanwhile (the route clears its cookie), as better-auth.
+   */
+  async updateSession(current: Session, input: UpdateSessionBody): Promise<SessionRow> {
+    const { count } = await this.#db.session.updateMany({
+      where: { id: current.id, userId: current.userId, expiresAt: { gt: new Date(this.#now()) } },
+      data: input.userAgent === undefined ? {} : { userAgent: input.userAgent },
+    });
+    const row = count === 1 ? await this.#db.session.findUnique({ where: { id: current.id }, select: SESSION_FIELDS }) : null;
+    if (!row) throw new AppError("unauthorized", "no valid session: sign in first");
+    return sessionRow(row);
+  }
+
+  /**
+   * POST delete-user, as better-auth's `deleteUser` with `sendDeleteAccountVerification`: a given
+   * `password` must be the account's (400 `invalid_password`, and a user without one has none to
+   * give); a `token` (the mailed link's) deletes at once; without either, a session younger than
+   * DELETE_FRESH_AGE deletes at once, and an older one gets the confirmation link mailed, or 403
+   * `session_not_fresh` when no mail can be sent. A given password deletes at once, whatever the
+   * session's age (better-auth mails every request once its mail is configured: docs/accounts.md).
+   */
+  async deleteUser(active: { session: Session; user: User }, input: DeleteUserBody, proofs: DeletionProofs): Promise<DeleteUserResponse> {
+    const { session, user } = active;
+    if (input.password !== undefined) await this.#checkPassword(user.id, input.password);
+    if (input.token !== undefined) {
+      await this.deleteWithLink(user.id, input.token, proofs.tokens);
+      return { success: true, message: "User deleted" };
+    }
+    if (input.password === undefined && this.#now() - session.createdAt.getTime() >= proofs.freshAgeMs) {
+      if (!proofs.mail) throw new AppError("session_not_fresh", "sign in again, or give the password, to delete the account");
+      await proofs.mail(user, input.callbackURL);
+      return { success: true, message: "Verification email sent" };
+    }
+    await this.#deleteAccount(user.id);
+    return { success: true, message: "User deleted" };
+  }
+
+  /**
+   * The mailed confirmation (POST delete-user's `token`, GET delete-user/callback): deletes the
+   * account of `userId` when `token` is its live `delete-account` link, spent in the deletion's
+   * transaction (of two concurrent uses one deletes); 400 `invalid_token` else.
+   */
+  async deleteWithLink(userId: string, token: string, tokens: MailTokens): Promise<void> {
+    const invalid = () => new AppError("invalid_token", "the link is invalid, used or expired");
+    const found = await tokens.find(["delete-account"], token);
+    if (!found || found.userId !== userId) throw invalid();
+    await this.#deleteAccount(userId, async (tx) => {
+      if (!(await tokens.spend(tx, found))) throw invalid();
+    });
+  }
+
+  /**
+   * The deletion, in one transaction (after `first`, which may refuse by throwing): the user's
+   * sessions, credentials and mailed tokens are deleted, the user row keeps only its id (email and
+   * name replaced, so the address is free at once), a `user_deletion` row is written and
    * `auth_user_deleted` NOTIFYed (delivered on commit). The API deletes its rows and files and
    * sets `api_done_at`; {@link completeDeletions} then deletes the user row (docs/accounts.md).
    */
-  async deleteUser(userId: string, password: string): Promise<void> {
-    await this.#checkPassword(userId, password);
+  async #deleteAccount(userId: string, first?: (tx: Prisma.TransactionClient) => Promise<void>): Promise<void> {
     await this.#db.$transaction(async (tx) => {
+      await first?.(tx);
       await tx.userDeletion.upsert({ where: { userId }, create: { userId }, update: {} });
       await tx.session.deleteMany({ where: { userId } });
       await tx.account.deleteMany({ where: { userId } });

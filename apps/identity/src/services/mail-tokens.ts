@@ -5,9 +5,16 @@ import type { Prisma, PrismaClient } from "@app/db";
  * What a mailed token is for; a token of one purpose never works for another. An email change
  * takes three: `confirm-email-change` to the current address (its `email` is the new one),
  * `change-email` to the new address, and `revert-email-change` to the old address once the change
- * is done (its `email` is the old one).
+ * is done (its `email` is the old one). `delete-account` confirms a deletion a stale session asked
+ * for (services/account-settings.ts).
  */
-export type TokenPurpose = "reset-password" | "verify-email" | "change-email" | "confirm-email-change" | "revert-email-change";
+export type TokenPurpose =
+  | "reset-password"
+  | "verify-email"
+  | "change-email"
+  | "confirm-email-change"
+  | "revert-email-change"
+  | "delete-account";
 
 const HOUR = 60 * 60 * 1000;
 
@@ -18,6 +25,8 @@ export const TOKEN_TTL_MS: Record<TokenPurpose, number> = {
   "change-email": 24 * HOUR,
   "confirm-email-change": 24 * HOUR,
   "revert-email-change": 7 * 24 * HOUR,
+  // The mail ("confirm-delete", services/account-mail.ts) says an hour.
+  "delete-account": HOUR,
 };
 
 /**
@@ -57,8 +66,8 @@ export interface FoundToken extends TokenGrant {
 }
 
 /**
- * Single-use tokens carried by mailed links (reset password, verify email, change email), in the
- * lucia style of services/sessions.ts: 32 random bytes in the link, only their HMAC-SHA256 under
+ * Single-use tokens carried by mailed links (reset password, verify email, change email, delete
+ * the account), in the lucia style of services/sessions.ts: 32 random bytes in the link, only their HMAC-SHA256 under
  * a key derived from AUTH_SECRET in the `verification` table, compared in constant time. A new
  * token of a purpose replaces the user's older ones (revert links: only the same address's); a
  * token is found first and spent by the transaction that acts on it, whose delete of its row

@@ -224,3 +224,28 @@ export function invalidLinkPage(res: Response, continueTo: string | undefined): 
     400,
   );
 }
+
+/** Where the deletion link (GET delete-user/callback) without a callback lands once the account is deleted. */
+export function accountDeletedPage(res: Response): void {
+  sendLinkPage(res, {
+    title: "Your account is deleted",
+    lead: ["The account and everything in it are deleted, and every session of it has ended."],
+  });
+}
+
+/**
+ * The deletion link opened where its account is not signed in (401): it deletes only in a browser
+ * that holds a session of the account, so a mail scanner's prefetch, or anyone else holding the
+ * mail, deletes nothing.
+ */
+export function signInToDeletePage(res: Response, continueTo: string | undefined): void {
+  sendLinkPage(
+    res,
+    {
+      title: "Sign in to delete your account",
+      lead: ["This link deletes the account only in a browser where you are signed in to it. Sign in, then open the link again."],
+      ...continueLink(continueTo),
+    },
+    401,
+  );
+}
