@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAuthClient } from "better-auth/client";
-import { jwtClient } from "better-auth/client/plugins";
+import { inferAdditionalFields, jwtClient } from "better-auth/client/plugins";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { parseSetCookie } from "set-cookie-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,7 +45,9 @@ afterAll(async () => {
 /** A better-auth client with its own cookie jar (one simulated browser). */
 function browser() {
   const { fetch: customFetchImpl, jar } = cookieJarFetch();
-  const client = createAuthClient({ baseURL, plugins: [jwtClient()], fetchOptions: { customFetchImpl } });
+  // The session field update-session sets, declared as better-auth's clients declare additional fields.
+  const fields = inferAdditionalFields({ session: { userAgent: { type: "string", required: false } } });
+  const client = createAuthClient({ baseURL, plugins: [jwtClient(), fields], fetchOptions: { customFetchImpl } });
   return { client, jar, fetch: customFetchImpl };
 }
 
@@ -108,12 +110,28 @@ describe("better-auth's client against identity", () => {
     await third.client.signIn.email({ email, password: PASSWORD });
     const listed = await b.client.listSessions();
     expect(listed.data).toHaveLength(3);
-    const phoneId = [...phone.jar.values()][0]?.split(".")[0];
-    expect(listed.data?.some((s) => s.id === phoneId)).toBe(true);
-    expect((await b.client.revokeSession({ token: phoneId ?? "" })).error).toBeNull();
+    const [phoneId, phoneSecret] = [...phone.jar.values()][0]?.split(".") ?? [];
+    const phoneRow = listed.data?.find((s) => s.id === phoneId);
+    // The row's token is an opaque handle (the session's id), never the cookie's secret.
+    expect(phoneRow?.token).toBe(phoneId);
+    expect(JSON.stringify(listed.data)).not.toContain(phoneSecret);
+    expect((await b.client.revokeSession({ token: phoneRow?.token ?? "" })).error).toBeNull();
     expect((await phone.client.getSession()).data).toBeNull();
     expect((await b.client.revokeOtherSessions()).error).toBeNull();
     expect((await third.client.getSession()).data).toBeNull();
+
+    // update-session sets this session's userAgent; revoke-sessions ends every session, this one too.
+    const renamed = await b.client.updateSession({ userAgent: "Ba laptop" });
+    expect(renamed.error).toBeNull();
+    expect(renamed.data?.session).toMatchObject({ userAgent: "Ba laptop", userId: session.data?.user.id });
+    expect((await b.client.listSessions()).data?.[0]?.userAgent).toBe("Ba laptop");
+    const fourth = browser();
+    await fourth.client.signIn.email({ email, password: PASSWORD });
+    expect((await fourth.client.revokeSessions()).data).toEqual({ status: true });
+    expect((await fourth.client.getSession()).data).toBeNull();
+    expect((await b.client.getSession()).data).toBeNull();
+    expect((await b.client.signIn.email({ email, password: PASSWORD })).error).toBeNull();
+    expect((await b.client.$fetch("/ok", { method: "GET" })).data).toEqual({ ok: true });
 
     const badChange = await b.client.changePassword({ currentPassword: "wrong wrong", newPassword: "next password 1" });
     expect(badChange.error).toMatchObject({ status: 400, code: "invalid_password", message: expect.any(String) });
@@ -151,6 +169,44 @@ describe("better-auth's client against identity", () => {
     expect(deleted.data).toMatchObject({ success: true });
     expect((await b.client.getSession()).data).toBeNull();
     const gone = await b.client.signIn.email({ email: newEmail, password: "after reset pw" });
+    expect(gone.error?.code).toBe("invalid_credentials");
+  });
+
+  it("deletes without the password: on a fresh session, or by the mailed link a stale session gets", async () => {
+    const signedUp = async (label: string) => {
+      const b = browser();
+      const email = `ba-${label}-${Date.now()}@example.com`;
+      const up = await b.client.signUp.email({ email, password: PASSWORD, name: "Ba" });
+      expect(up.error).toBeNull();
+      return { b, email, userId: up.data?.user.id ?? "" };
+    };
+    const staleSessions = (userId: string) =>
+      kit.db.prisma.session.updateMany({ where: { userId }, data: { createdAt: new Date(Date.now() - 25 * 60 * 60 * 1000) } });
+
+    const fresh = await signedUp("fresh");
+    expect((await fresh.b.client.deleteUser()).data).toEqual({ success: true, message: "User deleted" });
+    expect((await fresh.b.client.getSession()).data).toBeNull();
+
+    // Stale: the link is mailed; opened in the signed-in browser it deletes and goes to the callback.
+    const linked = await signedUp("link");
+    await staleSessions(linked.userId);
+    const callbackURL = "http://localhost:5173/goodbye";
+    expect((await linked.b.client.deleteUser({ callbackURL })).data).toEqual({ success: true, message: "Verification email sent" });
+    expect((await linked.b.client.getSession()).data?.user.id).toBe(linked.userId);
+    const hop = await open(linked.b, linkOf(await kit.mailTo(linked.email, "Confirm deleting your account")));
+    expect([hop.status, hop.headers.get("location")]).toEqual([302, callbackURL]);
+    expect((await linked.b.client.getSession()).data).toBeNull();
+
+    // Stale: the mailed link's token, sent back through deleteUser({ token }).
+    const tokened = await signedUp("token");
+    await staleSessions(tokened.userId);
+    expect((await tokened.b.client.deleteUser()).data?.message).toBe("Verification email sent");
+    const token = new URL(linkOf(await kit.mailTo(tokened.email, "Confirm deleting your account"))).searchParams.get("token") ?? "";
+    const wrong = await tokened.b.client.deleteUser({ token: `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}` });
+    expect(wrong.error).toMatchObject({ status: 400, code: "invalid_token" });
+    expect((await tokened.b.client.deleteUser({ token })).data).toEqual({ success: true, message: "User deleted" });
+    expect((await tokened.b.client.getSession()).data).toBeNull();
+    const gone = await tokened.b.client.signIn.email({ email: tokened.email, password: PASSWORD });
     expect(gone.error?.code).toBe("invalid_credentials");
   });
 });
