@@ -8,7 +8,6 @@ import { type MailKit, mailKit } from "./mail-kit.js";
 // six digits, five minutes, three tries, one answer for every address; sign-in, verification and
 // password reset with a code.
 const LIMITS = { RATE_LIMIT_MAIL_IP_MAX: "100000", RATE_LIMIT_MAIL_ADDRESS_MAX: "100000", MAIL_BUDGET_PER_HOUR: "100000" };
-const PASSWORD = "correct horse battery";
 const MINUTE = 60 * 1000;
 const SUBJECTS = {
   "sign-in": "Your sign-in code",
