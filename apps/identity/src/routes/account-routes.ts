@@ -35,8 +35,8 @@ const path = (name: string) => `${AUTH_BASE_PATH}${name}`;
 /**
  * The account routes under /api/auth (docs/accounts.md), with better-auth's paths, bodies and
  * answers so its client works: the mail requests (reset, verification, email change) and the
- * signed-in user's own settings (password, profile, sessions, deletion, a JWT). The mailed links
- * themselves answer in routes/mailed-links.ts.
+ * signed-in user's own settings (password, profile, sessions, deletion, a JWT), and /ok. The
+ * mailed links themselves (the deletion link too) answer in routes/mailed-links.ts.
  */
 export function accountRoutes(
   service: IdentityService,
