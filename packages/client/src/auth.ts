@@ -1,10 +1,8 @@
 import {
   type PublicUser,
-  type SessionResponse,
   type SignInBody,
   type SignUpBody,
   type SocialProviderInfo,
-  sessionResponse,
   signInSocialResponse,
   signUpResponse,
   socialProvidersResponse,
@@ -12,12 +10,13 @@ import {
 import { type AccountApi, accountApi } from "./account.js";
 import { ApiError, errorFromResponse } from "./errors.js";
 import { type Http, readJson } from "./http.js";
+import { type PasskeyApi, passkeyApi } from "./passkeys.js";
+import { type PasswordlessApi, passwordlessApi } from "./passwordless.js";
 import { checkSession, type SessionCheck, type WatchSessionOptions, watchSession } from "./session.js";
+import { completeSignIn, passwordSignInAnswer, type SignedIn, type SignInResult, signInAnswer } from "./sign-in.js";
+import { type TwoFactorApi, twoFactorApi } from "./two-factor.js";
 
-/** A signed-in session: the identity's answer and the JWT now stored as `authToken`. */
-export interface SignedIn extends SessionResponse {
-  token: string;
-}
+export type { SignedIn, SignInResult } from "./sign-in.js";
 
 /**
  * What sign-up did: signed the user in (the JWT is stored), or, when the service requires a
@@ -52,14 +51,22 @@ export interface LinkSocialOptions {
  * Sign-up, sign-in, session refresh and sign-out, following the contract's two-step login, and
  * the account lifecycle routes ({@link AccountApi}).
  */
-export interface AuthApi extends AccountApi {
+export interface AuthApi extends AccountApi, PasswordlessApi {
   /**
    * Registers; when that signed the user in, awaits get-session and stores the JWT (the register
    * flow needs step 2 too). An answer `{ token: null, user }` signed nobody in: `verify_email`.
    */
   signUp(body: SignUpBody): Promise<SignUpResult>;
-  /** Step 1 posts the credentials (cookie only, no JWT); step 2 awaits get-session and stores the JWT. */
-  signIn(body: SignInBody): Promise<SignedIn>;
+  /**
+   * Step 1 posts the credentials (cookie only, no JWT); step 2 awaits get-session and stores the
+   * JWT. An account with two-factor authentication on answers `two_factor` instead: no session
+   * yet, and {@link AuthApi.twoFactor}'s verify calls finish the sign-in.
+   */
+  signIn(body: SignInBody): Promise<SignInResult>;
+  /** Two-factor authentication: setting it up and the second step of a sign-in. */
+  readonly twoFactor: TwoFactorApi;
+  /** Passkeys: adding, listing, renaming, deleting, and signing in with one. */
+  readonly passkey: PasskeyApi;
   /** The sign-in providers the service offers (`GET /api/auth/providers`), for "Continue with …" buttons. */
   providers(): Promise<SocialProviderInfo[]>;
   /**
@@ -108,30 +115,18 @@ export function authApi(http: Http): AuthApi {
     if (!response.ok) throw await errorFromResponse(response);
     return response;
   };
-  const stepTwo = async (): Promise<SignedIn> => {
-    const { token, session } = await http.refresh();
-    if (!session) throw new ApiError(401, "unauthorized", "get-session found no session right after signing in (was the cookie refused?)");
-    if (!token) {
-      throw new ApiError(
-        401,
-        "missing_token",
-        "get-session answered without a readable set-auth-jwt header: the service must list it in its CORS exposed headers",
-      );
-    }
-    return { ...session, token };
-  };
   return {
     ...accountApi(http),
+    ...passwordlessApi(http),
+    twoFactor: twoFactorApi(http),
+    passkey: passkeyApi(http),
     async signUp(body) {
       const answer = await readJson(await post("/sign-up/email", body), signUpResponse);
       // better-auth's "verification required" answer: no session, no cookie, so no step 2.
       if ("token" in answer && answer.token === null) return { status: "verify_email", user: answer.user };
-      return { status: "signed_in", ...(await stepTwo()) };
+      return { status: "signed_in", ...(await completeSignIn(http)) };
     },
-    async signIn(body) {
-      await readJson(await post("/sign-in/email", body), sessionResponse);
-      return stepTwo();
-    },
+    signIn: async (body) => signInAnswer(http, await post("/sign-in/email", body), passwordSignInAnswer),
     async providers() {
       const response = await http.identity("/providers", { headers: { accept: "application/json" } });
       if (!response.ok) throw await errorFromResponse(response);

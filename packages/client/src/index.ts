@@ -1,9 +1,11 @@
 export type { AccountApi } from "./account.js";
-export type { AuthApi, LinkSocialOptions, SignedIn, SignInSocialOptions, SignUpResult } from "./auth.js";
+export type { AuthApi, LinkSocialOptions, SignInSocialOptions, SignUpResult } from "./auth.js";
 export { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from "./backoff.js";
 export { type AppClient, type ClientOptions, createClient } from "./client.js";
 export { ApiError, type ClientErrorCode, type ClientOnlyCode, isUnauthorized } from "./errors.js";
 export type { FetchLike } from "./http.js";
+export type { PasskeyApi, RegistrationOptionsQuery, WebAuthnResponseJSON } from "./passkeys.js";
+export type { MagicLinkOptions, PasswordlessApi } from "./passwordless.js";
 export type { AgentsApi, ChatsApi, CrudApi, McpServersApi, ProjectsApi } from "./products.js";
 export type { AdminApi, FilePart, Page, PageRequest, TasksApi, UploadsApi } from "./resources.js";
 export {
@@ -12,7 +14,9 @@ export {
   type SessionEventTarget,
   type WatchSessionOptions,
 } from "./session.js";
+export type { SignedIn, SignInResult, TwoFactorMethod } from "./sign-in.js";
 export { readSse, type SseEvent, SseParser } from "./sse.js";
 export { defaultStorage, memoryStorage, type TokenStorage } from "./storage.js";
 export type { GenerateEvent, TaskStream, TaskStreamOptions } from "./streams.js";
+export type { TotpSetup, TwoFactorApi, VerifyCodeBody } from "./two-factor.js";
 export type { TaskSocket, TaskSocketOptions, WebSocketFactory, WebSocketLike } from "./ws.js";

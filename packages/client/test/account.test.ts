@@ -1,7 +1,7 @@
 import { type CaughtMail, type MailCatcher, startMailCatcher } from "@app/mailer/catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, type AppClient, createClient, memoryStorage } from "../src/index.js";
-import { cookieFetch, freshEmail, signUpSignedIn, startStack } from "./helpers.js";
+import { cookieFetch, freshEmail, signInSignedIn, signUpSignedIn, startStack } from "./helpers.js";
 
 // The SDK's account methods against a real identity that mails through real SMTP to a catcher;
 // links are taken from the mails, never from the database.
@@ -90,7 +90,7 @@ describe("account methods", () => {
     await expect(anon.auth.resetPassword({ newPassword: "a brand new password", token })).resolves.toEqual({ status: true });
     await expect(anon.auth.resetPassword({ newPassword: "another new password", token })).rejects.toMatchObject({ code: "invalid_token" });
     await expect(anon.auth.signIn({ email, password: PASSWORD })).rejects.toMatchObject({ code: "invalid_credentials" });
-    expect((await anon.auth.signIn({ email, password: "a brand new password" })).user.email).toBe(email);
+    expect((await signInSignedIn(anon, { email, password: "a brand new password" })).user.email).toBe(email);
   });
 
   it("verifies the address with the mailed link: a prefetch changes nothing, the user's own browser uses it; resending works", async () => {
@@ -125,7 +125,7 @@ describe("account methods", () => {
     const changed = await client.auth.changePassword({ currentPassword: PASSWORD, newPassword: "changed password 1" });
     expect(changed.user.id).toBeTruthy();
     await expect(browser().auth.signIn({ email, password: PASSWORD })).rejects.toMatchObject({ code: "invalid_credentials" });
-    expect((await browser().auth.signIn({ email, password: "changed password 1" })).user.email).toBe(email);
+    expect((await signInSignedIn(browser(), { email, password: "changed password 1" })).user.email).toBe(email);
   });
 
   it("changes the email through both inboxes (each GET changes nothing, each click does), and the old inbox takes it back", async () => {
@@ -153,7 +153,7 @@ describe("account methods", () => {
     expect(await emailNow()).toBe(next);
     expect((await client.auth.getSession())?.user.email).toBe(next); // the next JWT carries it
     await expect(browser().auth.signIn({ email, password: PASSWORD })).rejects.toMatchObject({ code: "invalid_credentials" });
-    expect((await browser().auth.signIn({ email: next, password: PASSWORD })).user.email).toBe(next);
+    expect((await signInSignedIn(browser(), { email: next, password: PASSWORD })).user.email).toBe(next);
 
     // 3. The old inbox is told, with a link that takes the account back: its GET changes nothing
     //    (the session lives on), its click ends every session and the password.
@@ -172,7 +172,7 @@ describe("account methods", () => {
     // Whoever clicked chooses the new password with the token the redirect carries.
     const token = reset.searchParams.get("token") ?? "";
     expect(await browser().auth.resetPassword({ token, newPassword: "taken back at last" })).toEqual({ status: true });
-    expect((await browser().auth.signIn({ email, password: "taken back at last" })).user.email).toBe(email);
+    expect((await signInSignedIn(browser(), { email, password: "taken back at last" })).user.email).toBe(email);
   });
 
   it("lists sessions, revokes one and all others, then deletes the account", async () => {

@@ -1,7 +1,7 @@
 import { AUTH_TOKEN_STORAGE_KEY } from "@app/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, type AppClient, createClient, memoryStorage, type TokenStorage } from "../src/index.js";
-import { cookieFetch, freshEmail, grantRole, signUpSignedIn, startStack } from "./helpers.js";
+import { cookieFetch, freshEmail, grantRole, signInSignedIn, signUpSignedIn, startStack } from "./helpers.js";
 
 let env: Awaited<ReturnType<typeof startStack>>;
 beforeAll(async () => {
@@ -40,7 +40,7 @@ describe("two-step login", () => {
     const { email } = await signedUp();
     const b = browser();
     expect(b.client.auth.token()).toBeNull();
-    const signedIn = await b.client.auth.signIn({ email, password: PASSWORD });
+    const signedIn = await signInSignedIn(b.client, { email, password: PASSWORD });
     expect(b.jar.calls.get("/api/auth/sign-in/email")).toBe(1);
     expect(b.jar.calls.get("/api/auth/get-session")).toBe(1);
     expect(b.storage.getItem(AUTH_TOKEN_STORAGE_KEY)).toBe(signedIn.token);

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { SignUpBody } from "@app/contracts";
+import type { SignInBody, SignUpBody } from "@app/contracts";
 import { createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { launchStack, type RunningStack } from "@app/stack";
 import pg from "pg";
@@ -82,5 +82,12 @@ export function freshEmail(prefix = "client"): string {
 export async function signUpSignedIn(client: AppClient, body: SignUpBody): Promise<SignedIn> {
   const result = await client.auth.signUp(body);
   if (result.status !== "signed_in") throw new Error(`sign-up answered ${result.status}, expected signed_in`);
+  return result;
+}
+
+/** Signs in an account without a second factor; a `two_factor` answer fails the test. */
+export async function signInSignedIn(client: AppClient, body: SignInBody): Promise<SignedIn> {
+  const result = await client.auth.signIn(body);
+  if (result.status !== "signed_in") throw new Error(`sign-in answered ${result.status}, expected signed_in`);
   return result;
 }

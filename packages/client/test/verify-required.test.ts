@@ -2,7 +2,7 @@ import { AUTH_TOKEN_STORAGE_KEY } from "@app/contracts";
 import { type MailCatcher, startMailCatcher } from "@app/mailer/catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, memoryStorage } from "../src/index.js";
-import { cookieFetch, freshEmail, startStack } from "./helpers.js";
+import { cookieFetch, freshEmail, signInSignedIn, startStack } from "./helpers.js";
 
 // Sign-up against a real identity started with REQUIRE_EMAIL_VERIFICATION=true, mailing through
 // real SMTP to a catcher: sign-up signs nobody in (better-auth's `{ token: null, user }`), and the
@@ -69,7 +69,7 @@ describe("sign-up when a verified address is required", () => {
     expect(back.searchParams.get("verified")).toBe("1");
     expect(back.searchParams.get("error")).toBeNull();
 
-    const signedIn = await client.auth.signIn({ email, password: PASSWORD });
+    const signedIn = await signInSignedIn(client, { email, password: PASSWORD });
     expect(signedIn.user).toMatchObject({ email, emailVerified: true });
     expect(signedIn.token.split(".")).toHaveLength(3);
     expect(storage.getItem(AUTH_TOKEN_STORAGE_KEY)).toBe(signedIn.token);

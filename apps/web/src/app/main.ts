@@ -17,10 +17,12 @@ import { generateView } from "./views/generate.js";
 import { mcpView } from "./views/mcp.js";
 import { projectsView } from "./views/projects.js";
 import { forgotPasswordView, resetPasswordView } from "./views/recovery.js";
+import { securityView } from "./views/security.js";
 import { sessionsView } from "./views/sessions.js";
 import { settingsView } from "./views/settings.js";
 import { taskView } from "./views/task.js";
 import { tasksView } from "./views/tasks.js";
+import { twoFactorView } from "./views/two-factor.js";
 import { uploadView } from "./views/upload.js";
 
 declare global {
@@ -46,6 +48,8 @@ const VIEWS: Record<Route["name"], View> = {
   "reset-password": resetPasswordView,
   account: accountView,
   sessions: sessionsView,
+  security: securityView,
+  "two-factor": twoFactorView,
 };
 
 /** Page titles, so each route is announced and tabs are told apart. */
@@ -66,6 +70,8 @@ const TITLES: Record<Route["name"], string> = {
   "reset-password": "Reset password",
   account: "Account",
   sessions: "Sessions",
+  security: "Security",
+  "two-factor": "Two-factor authentication",
 };
 
 const LINKS: [string, string, string][] = [
@@ -194,7 +200,7 @@ function render(): void {
   noticeBox.textContent = "";
   let route = parseRoute(location.hash);
   if (!ctx.user && !PUBLIC_ROUTES.has(route.name)) route = { name: "signin", params: {} };
-  if (ctx.user && route.name === "signin") route = { name: "tasks", params: {} };
+  if (ctx.user && (route.name === "signin" || route.name === "two-factor")) route = { name: "tasks", params: {} };
   renderNav();
   renderVerifyBanner(ctx, banner);
   replace(main);

@@ -1,7 +1,7 @@
 import { ApiError } from "@app/client";
 import { ERROR_CODES } from "@app/contracts";
 import { describe, expect, it } from "vitest";
-import { describeError, GENERIC_SENTENCE, issueSentence, sentenceFor } from "./messages.js";
+import { describeError, GENERIC_SENTENCE, issueSentence, PASSKEY_GENERIC_SENTENCE, PasskeyError, sentenceFor } from "./messages.js";
 
 describe("error sentences", () => {
   it("has a sentence for every code the service can answer, and none of them shows the code", () => {
@@ -48,5 +48,17 @@ describe("the MCP routes' own codes", () => {
     for (const code of ["mcp_reconnect_required", "mcp_upstream_unavailable", "mcp_upstream_timeout"]) {
       expect(sentenceFor(code), code).not.toBe(GENERIC_SENTENCE);
     }
+  });
+});
+
+describe("passkey sentences", () => {
+  it("say what a refused ceremony means, without its code, and fall back for unknown ones", () => {
+    const cancelled = describeError(new PasskeyError("NotAllowedError"));
+    expect(cancelled).toContain("cancelled or timed out");
+    expect(describeError(new PasskeyError("ERROR_PASSTHROUGH_SEE_CAUSE_PROPERTY"))).toBe(cancelled);
+    expect(describeError(new PasskeyError("ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED"))).toContain("already holds a passkey");
+    expect(describeError(new PasskeyError("ERROR_SOMETHING_NEW"))).toBe(PASSKEY_GENERIC_SENTENCE);
+    for (const code of ["NotAllowedError", "ERROR_INVALID_RP_ID", "toString"])
+      expect(describeError(new PasskeyError(code))).not.toContain(code);
   });
 });

@@ -105,6 +105,43 @@ export class ProviderSignInError extends Error {
   }
 }
 
+/**
+ * What a person reads when the browser's passkey ceremony refused (@simplewebauthn/browser's
+ * `WebAuthnError` codes, or a DOMException's name it passed through). A cancelled dialog and one
+ * that timed out look the same to the page (`NotAllowedError`), so one sentence covers both.
+ */
+const PASSKEY_SENTENCES: Record<string, string> = {
+  ERROR_PASSTHROUGH_SEE_CAUSE_PROPERTY: "No passkey was used: the request was cancelled or timed out. Try again, or sign in another way.",
+  NotAllowedError: "No passkey was used: the request was cancelled or timed out. Try again, or sign in another way.",
+  ERROR_CEREMONY_ABORTED: "The passkey request was stopped. Try again.",
+  ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED: "This device already holds a passkey for your account.",
+  InvalidStateError: "This device already holds a passkey for your account.",
+  ERROR_INVALID_DOMAIN: "Passkeys do not work at this address of the site. Open it over HTTPS or at localhost.",
+  ERROR_INVALID_RP_ID: "Passkeys of this service do not work at this address of the site.",
+  SecurityError: "Passkeys do not work at this address of the site.",
+  NotSupportedError: "This browser or device cannot use passkeys. Sign in another way.",
+  ERROR_AUTHENTICATOR_NO_SUPPORTED_PUBKEYCREDPARAMS_ALG: "This device cannot make a passkey this service accepts.",
+  ERROR_AUTHENTICATOR_MISSING_DISCOVERABLE_CREDENTIAL_SUPPORT: "This device cannot store a passkey that signs you in by itself.",
+  ERROR_AUTHENTICATOR_MISSING_USER_VERIFICATION_SUPPORT:
+    "This device cannot check that it is you (a PIN, fingerprint or face), which a passkey needs.",
+};
+
+/** Said for any other refusal of the passkey ceremony. */
+export const PASSKEY_GENERIC_SENTENCE = "The passkey could not be used. Try again, or sign in another way.";
+
+/** The browser refused a passkey ceremony (apps/web/src/app/passkey.ts). */
+export class PasskeyError extends Error {
+  override readonly name = "PasskeyError";
+  constructor(readonly code: string) {
+    super(`passkey ceremony failed: ${code}`);
+  }
+}
+
+/** The sentence for a refused passkey ceremony (never the code itself). */
+export function passkeyErrorSentence(code: string): string {
+  return Object.hasOwn(PASSKEY_SENTENCES, code) ? (PASSKEY_SENTENCES[code] as string) : PASSKEY_GENERIC_SENTENCE;
+}
+
 /** How long to wait, in words: seconds up to two minutes, then whole minutes (rounded up). */
 export function waitWords(seconds: number): string {
   if (seconds <= 1) return "1 second";
@@ -118,6 +155,7 @@ export function waitWords(seconds: number): string {
  */
 export function describeError(error: unknown): string {
   if (error instanceof ProviderSignInError) return providerErrorSentence(error.code);
+  if (error instanceof PasskeyError) return passkeyErrorSentence(error.code);
   if (error instanceof ApiError && error.code === "rate_limited" && error.retryAfter) {
     return `Too many attempts. Try again in ${waitWords(error.retryAfter)}.`;
   }

@@ -29,4 +29,11 @@ describe("parseRoute", () => {
     expect(landingHash("/reset-password", "?token=abc")).toBe("#/reset-password?token=abc");
     expect(landingHash("/", "?verified=1")).toBeUndefined();
   });
+
+  it("maps identity's second-factor page to its hash, dropping the callback (the app's start anyway)", () => {
+    expect(landingHash("/sign-in/two-factor", "?callbackURL=http%3A%2F%2Flocalhost%3A5173%2F")).toBe("#/two-factor");
+    expect(landingHash("/sign-in/two-factor/", "")).toBe("#/two-factor");
+    expect(parseRoute("#/two-factor")).toEqual({ name: "two-factor", params: {} });
+    expect(parseRoute("#/security")).toEqual({ name: "security", params: {} });
+  });
 });

@@ -16,6 +16,8 @@ export const ROUTE_NAMES = [
   "reset-password",
   "account",
   "sessions",
+  "security",
+  "two-factor",
 ] as const;
 
 /** A parsed hash route. */
@@ -37,10 +39,19 @@ const SIMPLE = new Set<string>([
   "forgot-password",
   "account",
   "sessions",
+  "security",
+  "two-factor",
 ]);
 
 /** Pages open without a session (the others send a signed-out visitor to sign-in). */
-export const PUBLIC_ROUTES = new Set<Route["name"]>(["signin", "forgot-password", "reset-password"]);
+export const PUBLIC_ROUTES = new Set<Route["name"]>(["signin", "forgot-password", "reset-password", "two-factor"]);
+
+/**
+ * Identity's page of the second-factor step (apps/identity/src/sign-in/finish.ts TWO_FACTOR_PAGE):
+ * a sign-in that ends in a redirect (a provider, a magic link) and needs a second factor lands
+ * there, with `?callbackURL=` naming where it was going.
+ */
+export const TWO_FACTOR_PATH = "/sign-in/two-factor";
 
 /**
  * Parses `location.hash` (`#/tasks/abc` → task abc, `#/chats/abc` → chat abc). Unknown routes
@@ -79,10 +90,14 @@ export function chatHref(id: string): string {
  * `<web origin>/reset-password?token=…` (the static server answers index.html for it), which is
  * the reset page `#/reset-password?token=…`; the API's MCP callback sends the browser back with
  * `?mcp=connected|error&serverId=&code=` (docs/mcp.md), which the MCP page reads from
- * `#/mcp?mcp=…`. Undefined for every other landing.
+ * `#/mcp?mcp=…`; a redirecting sign-in that needs a second factor lands on {@link TWO_FACTOR_PATH},
+ * which is `#/two-factor` (its `callbackURL` is this app's start, where the page goes anyway).
+ * Undefined for every other landing.
  */
 export function landingHash(pathname: string, search: string): string | undefined {
-  if (pathname.replace(/\/+$/, "") === "/reset-password") return `#/reset-password${search}`;
+  const path = pathname.replace(/\/+$/, "");
+  if (path === "/reset-password") return `#/reset-password${search}`;
+  if (path === TWO_FACTOR_PATH) return "#/two-factor";
   const query = new URLSearchParams(search);
   if (!query.has("mcp")) return undefined;
   const kept = new URLSearchParams();

@@ -22,10 +22,13 @@ describe("the words of an ended session", () => {
 });
 
 describe("a refusal that ends the session", () => {
-  it("is any 401 but a wrong email or password", () => {
+  it("is any 401 but a wrong email, password or code, or an expired pending second factor", () => {
     expect(endsSession(new ApiError(401, "unauthorized", "x"))).toBe(true);
     expect(endsSession(new ApiError(401, "token_expired", "x"))).toBe(true);
     expect(endsSession(new ApiError(401, "invalid_credentials", "x"))).toBe(false);
+    // A wrong first code while setting up an authenticator app must not sign the page out.
+    expect(endsSession(new ApiError(401, "invalid_code", "x"))).toBe(false);
+    expect(endsSession(new ApiError(401, "invalid_two_factor_cookie", "x"))).toBe(false);
     expect(endsSession(new ApiError(403, "forbidden", "x"))).toBe(false);
     expect(endsSession(new Error("x"))).toBe(false);
   });

@@ -7,9 +7,15 @@ import { JWT_LIFETIME_SECONDS } from "@app/contracts";
  */
 export const SESSION_ENDED = new ApiError(401, "unauthorized", "the session ended");
 
-/** True for a refusal that means this page's sign-in is over: any 401 but a wrong email or password. */
+/**
+ * 401 codes about what was typed, not about the session: a wrong email or password, a wrong
+ * second-factor code, and a pending second-factor sign-in that expired (nobody is signed in yet).
+ */
+const NOT_SESSION_ENDS = new Set(["invalid_credentials", "invalid_code", "invalid_two_factor_cookie"]);
+
+/** True for a refusal that means this page's sign-in is over: any 401 but a wrong credential or code. */
 export function endsSession(error: unknown): boolean {
-  return error instanceof ApiError && error.status === 401 && error.code !== "invalid_credentials";
+  return error instanceof ApiError && error.status === 401 && !NOT_SESSION_ENDS.has(error.code);
 }
 
 let handler: ((error: unknown) => boolean) | undefined;

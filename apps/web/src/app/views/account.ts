@@ -133,7 +133,12 @@ export const accountView: View = (ctx, root) => {
   const linked = linkedAccountsSection(ctx);
   root.append(
     h("h1", {}, "Account"),
-    h("p", {}, h("a", { href: "#/sessions", id: "account-sessions-link" }, "Where you are signed in")),
+    h(
+      "p",
+      { class: "inline" },
+      h("a", { href: "#/sessions", id: "account-sessions-link" }, "Where you are signed in"),
+      h("a", { href: "#/security", id: "account-security-link" }, "Security: two-factor authentication and passkeys"),
+    ),
     h("div", { class: "columns" }, profileForm(ctx), emailForm(ctx)),
     linked.element,
     passwordForm(ctx),

@@ -3,6 +3,7 @@ import type { AppContext, View } from "../context.js";
 import { field, h, replace } from "../dom.js";
 import { formSummary, labelled, onSubmit } from "../forms.js";
 import { verifiedLanding } from "../verify-banner.js";
+import { finishSignIn, signInOptions } from "./sign-in-options.js";
 
 function input(name: string, type: string, autocomplete: string): HTMLInputElement {
   return h("input", { name, type, required: true, autocomplete });
@@ -113,12 +114,15 @@ export const authView: View = (ctx: AppContext, root) => {
   const signIn = authForm(
     "signin-form",
     "Sign in",
-    [labelled("Email", input("email", "email", "username")), labelled("Password", input("password", "password", "current-password"))],
+    // "webauthn": the browser may offer the account's passkeys among the field's suggestions.
+    [
+      labelled("Email", input("email", "email", "username webauthn")),
+      labelled("Password", input("password", "password", "current-password")),
+    ],
     async (form) => {
       // With REQUIRE_EMAIL_VERIFICATION, an unverified sign-in mails a new link that comes back here.
       const body = { email: field(form, "email"), password: field(form, "password"), callbackURL: verifiedLanding() };
-      const { user } = await ctx.client.auth.signIn(body);
-      ctx.signedIn(user);
+      finishSignIn(ctx, await ctx.client.auth.signIn(body));
     },
     h("p", { class: "form-footer" }, h("a", { href: "#/forgot-password", id: "forgot-password-link" }, "Forgot password?")),
   );
@@ -151,6 +155,10 @@ export const authView: View = (ctx: AppContext, root) => {
   // Sign-in with other providers ("Continue with …" buttons) goes here, above both forms.
   const providers = h("section", { id: "auth-providers", class: "providers", hidden: true });
   providerButtons(ctx, providers);
-  root.append(h("h1", { class: "visually-hidden" }, "Welcome"), providers, h("div", { class: "columns" }, signIn, signUp));
-  return undefined;
+  // A passkey, a mailed link or a mailed code, below the password; the code's form opens beside.
+  const codeSlot = h("div", { id: "email-code-slot" });
+  const options = signInOptions(ctx, signIn, codeSlot);
+  signIn.append(options.element);
+  root.append(h("h1", { class: "visually-hidden" }, "Welcome"), providers, codeSlot, h("div", { class: "columns" }, signIn, signUp));
+  return options.stop;
 };
