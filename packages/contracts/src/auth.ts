@@ -174,6 +174,11 @@ export const userSchema = z.object({
   name: z.string(),
   emailVerified: z.boolean(),
   image: z.string().nullable().optional(),
+  /**
+   * True once a second factor is on (better-auth's `twoFactor` plugin field). Identity always
+   * sends it; readers accept a user without it.
+   */
+  twoFactorEnabled: z.boolean().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -191,6 +196,24 @@ export type PublicSession = z.infer<typeof sessionSchema>;
 /** Body of sign-up, sign-in and get-session responses. */
 export const sessionResponse = z.object({ session: sessionSchema, user: userSchema });
 export type SessionResponse = z.infer<typeof sessionResponse>;
+
+/** The second factors a pending sign-in may finish with (better-auth's `twoFactorMethods`). */
+export const twoFactorMethodSchema = z.enum(["totp", "otp"]);
+export type TwoFactorMethod = z.infer<typeof twoFactorMethodSchema>;
+
+/**
+ * Body of a sign-in that waits for a second factor (better-auth's `twoFactor` plugin): no session
+ * cookie, only the pending second-factor cookie; the factors the user can finish with.
+ */
+export const twoFactorRedirectResponse = z.object({
+  twoFactorRedirect: z.literal(true),
+  twoFactorMethods: z.array(twoFactorMethodSchema),
+});
+export type TwoFactorRedirectResponse = z.infer<typeof twoFactorRedirectResponse>;
+
+/** Body of POST /api/auth/sign-in/email: signed in, or waiting for the second factor. */
+export const signInResponse = z.union([sessionResponse, twoFactorRedirectResponse]);
+export type SignInResponse = z.infer<typeof signInResponse>;
 
 /** Body of GET /api/auth/get-session: the session, or `null` when signed out (better-auth's client reads it so). */
 export const getSessionResponse = sessionResponse.nullable();

@@ -45,6 +45,10 @@ export interface IdentityGuards {
     resetPasswordPerIp: Guard;
     passwordPerIp: Guard;
     passwordPerUser: Guard;
+    /** Wrong second-factor codes per IP, before the body is read. */
+    twoFactorPerIp: Guard;
+    /** Wrong second-factor codes per (user, IP) and the user's delay, after the caller is resolved. */
+    twoFactorPerUser: Guard;
   };
 }
 
@@ -99,6 +103,8 @@ export function identityGuards(
       resetPasswordPerIp: limit("resetPassword-ip", rateLimits.resetPassword.perIp),
       passwordPerIp: limit("passwordCheck-ip", rateLimits.passwordChecks.perIp),
       passwordPerUser: limit("passwordCheck-user", rateLimits.passwordChecks.perUser),
+      twoFactorPerIp: limit("twoFactor-ip", rateLimits.twoFactor.perIp),
+      twoFactorPerUser: limit("twoFactor-user", rateLimits.twoFactor.perUser),
     },
   };
 }

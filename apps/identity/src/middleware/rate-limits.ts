@@ -31,6 +31,12 @@ export interface RateLimits {
    * (`resolveSession`), per user; a correct one resets the user's count.
    */
   passwordChecks: { perIp: RequestHandler; perUser: RequestHandler[] };
+  /**
+   * The routes that check a second-factor code (two-factor/routes.ts): wrong codes count per IP
+   * before the body is read; once the caller's user is known ({@link limitAsUser}), per (user,
+   * IP) and the user-wide progressive delay, as sign-in's per account. A success resets the user's.
+   */
+  twoFactor: { perIp: RequestHandler; perUser: RequestHandler[] };
   /** Where the counters live. */
   readonly store: "redis" | "memory";
   close(): Promise<void>;
@@ -82,14 +88,34 @@ export function clientKey(req: Request): string {
 
 /** Where {@link markPasswordRejections} notes that a request failed its password check. */
 const PASSWORD_REJECTED = "identity.passwordRejected";
+/** Where {@link markPasswordRejections} notes that a request sent a wrong second-factor code. */
+const CODE_REJECTED = "identity.codeRejected";
+/** The user a second-factor request counts for ({@link limitAsUser}). */
+const LIMITED_USER = "identity.limitedUser";
 
-/** Notes a 400 `invalid_password` on the response, the one failure the password-check limits count. */
+/**
+ * Notes the failures the limits count on the response: a 400 `invalid_password` (password-check
+ * limits) and a 401 `invalid_code` (second-factor limits).
+ */
 export const markPasswordRejections: ErrorRequestHandler = (error, _req, res, next) => {
-  if ((error as { code?: unknown } | null)?.code === "invalid_password") res.locals[PASSWORD_REJECTED] = true;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "invalid_password") res.locals[PASSWORD_REJECTED] = true;
+  if (code === "invalid_code") res.locals[CODE_REJECTED] = true;
   next(error);
 };
 
 const passwordRejected = (res: Response) => res.locals[PASSWORD_REJECTED] === true;
+const codeRejected = (res: Response) => res.locals[CODE_REJECTED] === true;
+
+/**
+ * Names the user a second-factor request is for (its session's or its pending sign-in's), which
+ * the per-user limits of {@link RateLimits.twoFactor} after it count.
+ */
+export function limitAsUser(res: Response, userId: string): void {
+  res.locals[LIMITED_USER] = userId;
+}
+
+const limitedUser = (res: Response) => res.locals[LIMITED_USER] as string | undefined;
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
@@ -154,13 +180,19 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
       handler: refuse("too many requests from this address; try again later", settings.ipWindowMs, "rateLimit"),
     });
 
-  const perAccount = (name: string, failureStatus: number): RequestHandler[] => {
+  // Per (subject, IP) and the subject-wide delay: the subject is an account's email on sign-in
+  // and sign-up, a user on second-factor checks; `failed` says which answers count.
+  const perSubject = (
+    name: string,
+    subject: (req: Request, res: Response) => string | undefined,
+    failed: (res: Response) => boolean,
+  ): RequestHandler[] => {
     const failuresOnly = {
-      skip: (req: Request) => req.method !== "POST" || emailOf(req) === undefined,
+      skip: (req: Request, res: Response) => req.method !== "POST" || subject(req, res) === undefined,
       // Only failures count. A 2xx deletes the counters (below); any other answer (400, 429,
       // 503...) gives its hit back.
       skipSuccessfulRequests: true,
-      requestWasSuccessful: (_req: Request, res: { statusCode: number }) => res.statusCode !== failureStatus && !isSuccess(res.statusCode),
+      requestWasSuccessful: (_req: Request, res: Response) => !failed(res) && !isSuccess(res.statusCode),
     };
     const pair = rateLimit({
       ...common,
@@ -170,7 +202,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
       store: storeFor(`account-ip-${name}`),
       identifier: `${name}-account-ip`,
       requestPropertyName: PAIR_INFO,
-      keyGenerator: (req) => `${accountKey(emailOf(req) ?? "")}:${ipKeyGenerator(req.ip ?? "unknown")}`,
+      keyGenerator: (req, res) => `${accountKey(subject(req, res) ?? "")}:${ipKeyGenerator(req.ip ?? "unknown")}`,
       handler: refuse("too many failed attempts for this account from this address; try again later", settings.accountWindowMs, PAIR_INFO),
     });
     const delay = slowDown({
@@ -181,7 +213,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
       // A delay, never a refusal: it has no quota to state.
       standardHeaders: false,
       requestPropertyName: DELAY_INFO,
-      keyGenerator: (req) => accountKey(emailOf(req) ?? ""),
+      keyGenerator: (req, res) => accountKey(subject(req, res) ?? ""),
       // `used` counts this attempt too.
       delayAfter: settings.delayAfter,
       delayMs: (used) => accountDelayMs(used - 1, settings),
@@ -206,6 +238,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     };
     return [pair, delay, resetOnSuccess];
   };
+  const perAccount = (name: string, failureStatus: number) => perSubject(name, emailOf, (res) => res.statusCode === failureStatus);
 
   const mail = deps.mail ?? DEFAULT_MAIL_RATE_LIMITS;
   const mailPerIp = rateLimit({
@@ -268,8 +301,24 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     next();
   };
 
+  // Second-factor codes: only wrong ones count, per IP as for passwords, per user as sign-in per account.
+  const twoFactorPerIp = rateLimit({
+    ...common,
+    skipSuccessfulRequests: true,
+    requestWasSuccessful: (_req: Request, res: Response) => !codeRejected(res),
+    windowMs: settings.ipWindowMs,
+    limit: settings.ipMax,
+    store: storeFor("ip-two-factor"),
+    identifier: "two-factor-ip",
+    requestPropertyName: "twoFactorIpRateLimit",
+    skip: (req) => req.method !== "POST",
+    keyGenerator: clientKey,
+    handler: refuse("too many wrong codes from this address; try again later", settings.ipWindowMs, "twoFactorIpRateLimit"),
+  });
+
   return {
     passwordChecks: { perIp: passwordPerIp, perUser: [passwordPerUser, resetUserOnSuccess] },
+    twoFactor: { perIp: twoFactorPerIp, perUser: perSubject("two-factor", (_req, res) => limitedUser(res), codeRejected) },
     mail: { perIp: mailPerIp, perAddress: mailPerAddress },
     signIn: { perIp: perIp("sign-in"), perAccount: perAccount("sign-in", 401) },
     signUp: { perIp: perIp("sign-up"), perAccount: perAccount("sign-up", 409) },

@@ -6,6 +6,7 @@ import {
   type SessionResponse,
   sessionResponse,
   signInBody,
+  signInResponse,
   signOutResponse,
   signUpBody,
   signUpResponse,
@@ -16,6 +17,7 @@ import type { IdentityGuards } from "../middleware/guards.js";
 import { type CookieSettings, clearSessionCookie, readSessionCookie, setSessionCookie } from "../middleware/session-cookie.js";
 import type { IdentityService } from "../services/identity.js";
 import type { VerifiedSignUp } from "../services/verified-sign-up.js";
+import { type SignInFinisher, signInsFor } from "../sign-in/finish.js";
 import { publicSession, publicUser, requestMeta } from "../views/public.js";
 
 /** A path under the auth base path (`/api/auth`). */
@@ -28,13 +30,17 @@ const TAG = "session";
  * the only response with `set-auth-jwt`. With `verifiedSignUp` (REQUIRE_EMAIL_VERIFICATION),
  * sign-up signs nobody in and answers better-auth's `{ token: null, user }` for new and taken
  * addresses alike, and counts as mail per address; without it a taken address answers 409
- * `email_taken` (docs/accounts.md).
+ * `email_taken` (docs/accounts.md). Sign-in ends through sign-in/finish.ts: a user with
+ * two-factor on gets better-auth's `{ twoFactorRedirect, twoFactorMethods }` and a pending
+ * second-factor cookie instead of a session (two-factor/).
  */
 export function authRoutes(
   service: IdentityService,
   guards: IdentityGuards,
   cookie: CookieSettings,
   verifiedSignUp?: VerifiedSignUp,
+  /** The app's sign-in finisher (default: the one app.ts built with `cookie`). */
+  signIns: SignInFinisher = signInsFor(cookie),
 ): AnyRoute[] {
   const { limits } = guards;
 
@@ -81,15 +87,33 @@ export function authRoutes(
       method: "post",
       path: path("/sign-in/email"),
       tag: TAG,
-      summary: "Sign in with email and password (sets the session cookie)",
+      summary: "Sign in with email and password (the session cookie, or the pending second-factor cookie)",
       body: signInBody,
-      response: sessionResponse,
+      response: signInResponse,
       reply: "json",
-      guards: [guards.origin, guards.noStore, limits.signInPerIp, guards.body, limits.signInPerAccount, guards.passwordQueue],
+      guards: [
+        guards.origin,
+        guards.noStore,
+        limits.signInPerIp,
+        guards.body,
+        limits.signInPerAccount,
+        guards.cookies,
+        guards.passwordQueue,
+      ],
       handler: async ({ body, req, res }) => {
-        const { token, session, user } = await service.signIn(body, requestMeta(req));
-        setSessionCookie(res, cookie, token, body.rememberMe === false ? undefined : session.expiresAt);
-        return { session: publicSession(session), user: publicUser(user) };
+        const user = await service.accounts.signIn(body);
+        // As IdentityService.signIn: with verification required (verifiedSignUp is built exactly
+        // then, app.ts), an unverified user gets a new link and 403 after the password check.
+        if (verifiedSignUp && !user.emailVerified) {
+          await service.recovery.sendVerificationQuietly(user, body.callbackURL);
+          throw new AppError("email_not_verified", "verify your email address first: a new link is on its way");
+        }
+        const finished = await signIns.finish(req, res, user, {
+          method: "password",
+          ...(body.rememberMe === undefined ? {} : { rememberMe: body.rememberMe }),
+        });
+        if (finished.kind === "two-factor") return { twoFactorRedirect: true as const, twoFactorMethods: finished.methods };
+        return { session: publicSession(finished.session), user: publicUser(finished.user) };
       },
     }),
     // GET answers as better-auth does (200, null: its client reads "signed out"); POST, the

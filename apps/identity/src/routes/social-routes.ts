@@ -12,11 +12,11 @@ import { type AnyRoute, AppError, defineRoute } from "@app/http-kit";
 import type { CookieOptions } from "express";
 import { z } from "zod";
 import { type IdentityGuards, signedInUser } from "../middleware/guards.js";
-import { type CookieSettings, setSessionCookie } from "../middleware/session-cookie.js";
+import type { CookieSettings } from "../middleware/session-cookie.js";
 import { FLOW_TTL_SECONDS } from "../services/oidc/flow-state.js";
 import type { Social } from "../services/oidc/index.js";
 import { SocialCallbackError } from "../services/oidc/social-sign-in.js";
-import { requestMeta } from "../views/public.js";
+import { type SignInFinisher, signInsFor, TWO_FACTOR_PAGE } from "../sign-in/finish.js";
 
 /** The flow cookie is sent only to the callback, so no other route ever sees it. */
 const FLOW_COOKIE_PATH = `${AUTH_BASE_PATH}/callback`;
@@ -27,10 +27,17 @@ const path = (name: string) => `${AUTH_BASE_PATH}${name}`;
 /**
  * Provider sign-in under /api/auth with better-auth's paths and bodies (its client's
  * `signIn.social`, `linkSocial`, `listAccounts`, `unlinkAccount` work): docs/sign-in-providers.md.
- * The callback ends in the same session cookie as email sign-in, so get-session then answers
- * with `set-auth-jwt` as for any other session.
+ * The callback ends through sign-in/finish.ts in the same session cookie as email sign-in, so
+ * get-session then answers with `set-auth-jwt` as for any other session; a user with two-factor
+ * on is sent to the web app's second-factor page with the pending cookie instead.
  */
-export function socialRoutes({ signIn: social, linked }: Social, guards: IdentityGuards, cookie: CookieSettings): AnyRoute[] {
+export function socialRoutes(
+  { signIn: social, linked }: Social,
+  guards: IdentityGuards,
+  cookie: CookieSettings,
+  /** The app's sign-in finisher (default: the one app.ts built with `cookie`). */
+  signIns: SignInFinisher = signInsFor(cookie),
+): AnyRoute[] {
   // SameSite=Lax: the provider's redirect back is a top-level GET, which carries Lax cookies.
   const flowCookie = cookie.name.replace(/session_token$/, "oauth_flow");
   const flowOptions: CookieOptions = { httpOnly: true, sameSite: "lax", secure: cookie.secure, path: FLOW_COOKIE_PATH };
@@ -97,9 +104,10 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
         const current = new URL(social.redirectUri(params.provider));
         current.search = new URL(req.originalUrl, "http://localhost").search;
         try {
-          const done = await social.finish(params.provider, current, typeof sealed === "string" ? sealed : undefined, requestMeta(req));
-          if (!done.linked) setSessionCookie(res, cookie, done.token, done.session.expiresAt);
-          res.redirect(302, done.redirectTo);
+          const done = await social.finish(params.provider, current, typeof sealed === "string" ? sealed : undefined, (user) =>
+            signIns.finish(req, res, user, { method: "provider" }),
+          );
+          res.redirect(302, done.linked || done.signedIn.kind === "session" ? done.redirectTo : twoFactorPage(done.redirectTo));
         } catch (error) {
           if (error instanceof SocialCallbackError) return res.redirect(302, error.redirectTo);
           throw error;
@@ -131,4 +139,14 @@ export function socialRoutes({ signIn: social, linked }: Social, guards: Identit
       },
     }),
   ];
+}
+
+/**
+ * The web app's second-factor page on the callback URL's origin, with the callback URL to go on
+ * to once the second factor verifies (sign-in/finish.ts `TWO_FACTOR_PAGE`).
+ */
+function twoFactorPage(callbackURL: string): string {
+  const page = new URL(TWO_FACTOR_PAGE, callbackURL);
+  page.searchParams.set("callbackURL", callbackURL);
+  return page.href;
 }

@@ -7,14 +7,18 @@ import type { SignUpUser } from "../services/verified-sign-up.js";
 // The public JSON views the routes answer with (packages/contracts/src/auth.ts), shared by every
 // route file so no route file imports another.
 
-/** The public JSON view of a user. */
-export function publicUser(user: SignUpUser): PublicUser {
+/**
+ * The public JSON view of a user, with better-auth's `twoFactorEnabled` (false for a user shape
+ * without it: sign-up's answer for a taken address, services/verified-sign-up.ts, is a new user's).
+ */
+export function publicUser(user: SignUpUser & { twoFactorEnabled?: boolean }): PublicUser {
   return {
     id: user.id,
     email: user.email,
     name: user.name,
     emailVerified: user.emailVerified,
     image: user.image,
+    twoFactorEnabled: user.twoFactorEnabled ?? false,
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
   };

@@ -1,10 +1,11 @@
 import { AUTH_BASE_PATH, emailSchema } from "@app/contracts";
-import type { PrismaClient, Session, User } from "@app/db";
+import type { PrismaClient, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import * as client from "openid-client";
 import type { Logger } from "pino";
+import type { Finished as SignedIn } from "../../sign-in/finish.js";
 import { trustedCallback } from "../callback-url.js";
-import type { SessionMeta, Sessions } from "../sessions.js";
+import type { Sessions } from "../sessions.js";
 import type { SocialProviderConfig } from "./config.js";
 import { type FlowLink, type FlowState, FlowStateSealer } from "./flow-state.js";
 import { type ClaimedIdentity, ProviderAccounts, sameMailbox } from "./provider-accounts.js";
@@ -44,10 +45,14 @@ export interface SocialSettings {
   requireEmailVerification?: boolean;
 }
 
-/** What a finished callback did: signed someone in (a session to set), or linked an identity. */
-export type Finished =
-  | { linked: false; token: string; session: Session; user: User; redirectTo: string }
-  | { linked: true; redirectTo: string };
+/**
+ * What a finished callback did: signed someone in (`signedIn`: a session, or a pending second
+ * factor), or linked an identity. `redirectTo` is where the sign-in goes once it is complete.
+ */
+export type Finished = { linked: false; signedIn: SignedIn; redirectTo: string } | { linked: true; redirectTo: string };
+
+/** Ends the sign-in of the provider's user (sign-in/finish.ts, called by the route with its request). */
+export type OpenSignIn = (user: User) => Promise<SignedIn>;
 
 /** True when an error (or one of its causes) means the provider could not be reached or failed. */
 function isUnavailable(error: unknown): boolean {
@@ -76,7 +81,6 @@ function exchangeErrorCode(error: unknown): string {
 export class SocialSignIn {
   readonly #providers: Map<string, ProviderClient>;
   readonly #accounts: ProviderAccounts;
-  readonly #sessions: Sessions;
   readonly #settings: SocialSettings;
   readonly #sealer: FlowStateSealer;
   readonly #logger: Logger;
@@ -93,7 +97,6 @@ export class SocialSignIn {
       prisma: deps.prisma,
       requireEmailVerification: deps.settings.requireEmailVerification === true,
     });
-    this.#sessions = deps.sessions;
     this.#settings = deps.settings;
     this.#sealer = new FlowStateSealer(deps.settings.authSecret);
     this.#logger = deps.logger;
@@ -148,11 +151,11 @@ export class SocialSignIn {
 
   /**
    * Finishes a callback: checks the flow cookie, lets openid-client exchange and validate, then
-   * signs the provider's user in (a session) or links the identity (link-social). Throws
-   * {@link SocialCallbackError} (with the error URL) on any failure; nothing is written before the
-   * provider's answer is validated.
+   * signs the provider's user in through `open` (a session, or a pending second factor) or links
+   * the identity (link-social). Throws {@link SocialCallbackError} (with the error URL) on any
+   * failure; nothing is written before the provider's answer is validated.
    */
-  async finish(providerId: string, callbackUrl: URL, sealed: string | undefined, meta: SessionMeta): Promise<Finished> {
+  async finish(providerId: string, callbackUrl: URL, sealed: string | undefined, open: OpenSignIn): Promise<Finished> {
     const flow = await this.#sealer.open(sealed);
     const provider = this.#providers.get(providerId);
     if (!flow || !provider || flow.provider !== providerId || callbackUrl.searchParams.get("state") !== flow.state) {
@@ -184,8 +187,8 @@ export class SocialSignIn {
       }
       const result = await this.#accounts.signIn(claim);
       if ("refused" in result) throw fail(result.refused);
-      const opened = await this.#sessions.create(result.user.id, meta);
-      return { linked: false, ...opened, user: result.user, redirectTo: result.created ? flow.newUserCallbackURL : flow.callbackURL };
+      const signedIn = await open(result.user);
+      return { linked: false, signedIn, redirectTo: result.created ? flow.newUserCallbackURL : flow.callbackURL };
     } catch (error) {
       if (error instanceof SocialCallbackError) throw error;
       // A browser in the middle of a redirect flow is sent back to the app, not shown JSON.
