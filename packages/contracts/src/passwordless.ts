@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { callbackUrlSchema, cleanString, emailSchema, imageSchema, nameSchema, passwordSchema, sessionSchema, userSchema } from "./auth.js";
+import {
+  callbackUrlSchema,
+  cleanString,
+  emailSchema,
+  imageSchema,
+  nameSchema,
+  passwordSchema,
+  signInResponse,
+  userSchema,
+} from "./auth.js";
 
 // The wire of sign-in by mail, as better-auth 1.7's `magicLink` and `emailOTP` plugins (paths,
 // bodies and answers), so their official clients work unchanged: apps/identity/src/passwordless/.
@@ -73,16 +82,11 @@ export const magicLinkSentResponse = z.object({ status: z.literal(true) });
 export const otpSuccessResponse = z.object({ success: z.literal(true) });
 
 /**
- * A sign-in that waits for a second factor (better-auth's `twoFactor` plugin answers this from
- * every sign-in; its client then goes to its two-factor page).
+ * Answer of a sign-in by mail, as sign-in/email answers: the session and its user (the session
+ * cookie is set; its secret stays in the HttpOnly cookie), or better-auth's
+ * `{twoFactorRedirect: true, twoFactorMethods}` when the account waits for a second factor.
  */
-export const twoFactorRedirectResponse = z.object({ twoFactorRedirect: z.literal(true), twoFactorMethods: z.array(z.string()).optional() });
-
-/**
- * Answer of a sign-in by mail: the session and its user (the session cookie is set; its secret
- * stays in the HttpOnly cookie, as sign-in/email answers), or the second-factor step.
- */
-export const passwordlessSignInResponse = z.union([z.object({ session: sessionSchema, user: userSchema }), twoFactorRedirectResponse]);
+export const passwordlessSignInResponse = signInResponse;
 export type PasswordlessSignInResponse = z.input<typeof passwordlessSignInResponse>;
 
 /** Answer of POST /api/auth/email-otp/verify-email: better-auth's, signing nobody in (`token: null`). */
