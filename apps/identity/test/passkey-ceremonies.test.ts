@@ -193,6 +193,20 @@ describe("passkey ceremonies refuse", () => {
     expect((await signIn(new Browser(kit.app), authenticator)).status).toBe(200);
   });
 
+  it("all but one of two sign-ins reporting the same counter, sent at once", async () => {
+    const [a, b] = [new Browser(kit.app), new Browser(kit.app)];
+    const [optionsA, optionsB] = await Promise.all([a, b].map((x) => x.send("get", "/api/auth/passkey/generate-authenticate-options")));
+    const next = credential.counter + 1;
+    const bodies = [optionsA, optionsB].map((o) => ({ response: authenticator.authenticationJSON(o?.body, { counter: next }) }));
+    const answers = await Promise.all([
+      a.send("post", "/api/auth/passkey/verify-authentication", bodies[0]),
+      b.send("post", "/api/auth/passkey/verify-authentication", bodies[1]),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 400]);
+    const row = await kit.db.prisma.passkey.findFirstOrThrow({ where: { credentialId: credential.idB64 } });
+    expect(row.counter).toBe(BigInt(next));
+  });
+
   it("a registration or assertion without user verification (UV flag)", async () => {
     const { browser } = await signedUp();
     const res = await register(browser, new SoftwareAuthenticator("Ed25519", ORIGIN), { flags: FLAGS.UP | FLAGS.AT });

@@ -63,12 +63,7 @@ export interface Attestation {
 }
 
 /** An authentication response in bytes. */
-export interface Assertion {
-  credential: SoftCredential;
-  clientDataJSON: Uint8Array;
-  authenticatorData: Uint8Array;
-  signature: Uint8Array;
-}
+export type Assertion = Omit<Attestation, "attestationObject"> & { signature: Uint8Array };
 
 const sha256 = (data: Uint8Array | string) => new Uint8Array(createHash("sha256").update(data).digest());
 const concat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
@@ -153,16 +148,7 @@ export class SoftwareAuthenticator {
   #newCredential(rpId: string, userHandle: Uint8Array): SoftCredential {
     const pair = this.alg === "ES256" ? generateKeyPairSync("ec", { namedCurve: "P-256" }) : generateKeyPairSync("ed25519");
     const id = new Uint8Array(randomBytes(32));
-    const credential: SoftCredential = {
-      id,
-      idB64: b64(id),
-      alg: this.alg,
-      privateKey: pair.privateKey,
-      publicKey: pair.publicKey,
-      rpId,
-      userHandle,
-      counter: 0,
-    };
+    const credential: SoftCredential = { id, idB64: b64(id), alg: this.alg, ...pair, rpId, userHandle, counter: 0 };
     this.credentials.push(credential);
     return credential;
   }
