@@ -135,7 +135,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   const routes = new RouteTable().add(
     ...healthRoutes(db),
     ...authRoutes(service, guards, cookie, verifiedSignUp),
-    ...accountRoutes(service, guards, cookie),
+    ...accountRoutes(service, guards, cookie, { deleteFreshAgeMs: config.factors.deleteFreshAgeMs }),
     ...mailedLinkRoutes(service, guards, cookie),
     ...socialRoutes(social, guards, cookie),
     ...twoFactorRoutes(features),

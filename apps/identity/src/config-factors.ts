@@ -21,7 +21,7 @@ export const factorSettingsShape = {
     .int()
     .min(0)
     .default(24 * 60 * 60)
-    .describe("seconds since sign-in within which a session may delete a password-less account without a mailed confirmation"),
+    .describe("seconds since sign-in within which a session may delete an account that has no password without a mailed confirmation"),
 };
 
 /** The parsed factor settings, as configFrom hands them on. */

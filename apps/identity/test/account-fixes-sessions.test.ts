@@ -129,11 +129,11 @@ describe("ok", () => {
 });
 
 describe("delete-user without mail (no SMTP_URL)", () => {
-  it("deletes on a fresh session without the password, as better-auth (a user with a password too)", async () => {
+  it("never deletes an account with a password on a fresh session's cookie alone (a stolen cookie deletes nothing)", async () => {
     const { cookie, user } = await signUp(kit.app);
-    const res = await request(kit.app).post("/api/auth/delete-user").set("cookie", cookie).send({}).expect(200);
-    expect(res.body).toEqual({ success: true, message: "User deleted" });
-    expect(await kit.db.prisma.userDeletion.count({ where: { userId: user.id } })).toBe(1);
+    const res = await request(kit.app).post("/api/auth/delete-user").set("cookie", cookie).send({}).expect(403);
+    expect(res.body.code).toBe("session_not_fresh");
+    expect(await kit.db.prisma.userDeletion.count({ where: { userId: user.id } })).toBe(0);
   });
 
   it("answers 403 session_not_fresh on a stale session without the password; the password still deletes", async () => {

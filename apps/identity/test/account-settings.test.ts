@@ -104,6 +104,7 @@ describe("sessions", () => {
       "expiresAt",
       "id",
       "ipAddress",
+      "token",
       "updatedAt",
       "userAgent",
       "userId",
@@ -256,9 +257,13 @@ describe("delete-user", () => {
     }
   });
 
-  it("answers 401 without a session and 400 without a password", async () => {
+  it("answers 401 without a session, 400 for an empty password, and never deletes an account with a password on the cookie alone", async () => {
     await request(kit.app).post("/api/auth/delete-user").send({ password: PASSWORD }).expect(401);
     const { cookie } = await signUp(kit.app);
-    await request(kit.app).post("/api/auth/delete-user").set("cookie", cookie).send({}).expect(400);
+    await request(kit.app).post("/api/auth/delete-user").set("cookie", cookie).send({ password: "" }).expect(400);
+    // A fresh session without the password: the mailed confirmation, or 403 without mail; never a deletion.
+    const res = await request(kit.app).post("/api/auth/delete-user").set("cookie", cookie).send({});
+    expect(res.status === 403 ? res.body.code : res.body.message).toMatch(/session_not_fresh|Verification email sent/);
+    await request(kit.app).get("/api/auth/get-session").set("cookie", cookie).expect(200);
   });
 });

@@ -172,7 +172,7 @@ describe("better-auth's client against identity", () => {
     expect(gone.error?.code).toBe("invalid_credentials");
   });
 
-  it("deletes without the password: on a fresh session, or by the mailed link a stale session gets", async () => {
+  it("deletes with the password, or without it by the mailed link a session gets", async () => {
     const signedUp = async (label: string) => {
       const b = browser();
       const email = `ba-${label}-${Date.now()}@example.com`;
@@ -183,8 +183,11 @@ describe("better-auth's client against identity", () => {
     const staleSessions = (userId: string) =>
       kit.db.prisma.session.updateMany({ where: { userId }, data: { createdAt: new Date(Date.now() - 25 * 60 * 60 * 1000) } });
 
+    // A fresh session of an account with a password: the cookie alone only mails the link; the password deletes.
     const fresh = await signedUp("fresh");
-    expect((await fresh.b.client.deleteUser()).data).toEqual({ success: true, message: "User deleted" });
+    expect((await fresh.b.client.deleteUser()).data).toEqual({ success: true, message: "Verification email sent" });
+    expect((await fresh.b.client.getSession()).data?.user.id).toBe(fresh.userId);
+    expect((await fresh.b.client.deleteUser({ password: PASSWORD })).data).toEqual({ success: true, message: "User deleted" });
     expect((await fresh.b.client.getSession()).data).toBeNull();
 
     // Stale: the link is mailed; opened in the signed-in browser it deletes and goes to the callback.

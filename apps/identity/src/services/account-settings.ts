@@ -68,6 +68,12 @@ export class AccountSettings {
     if (!(await verifyPassword(account?.passwordHash, password))) throw new AppError("invalid_password", "the password is not correct");
   }
 
+  /** Whether the user has a password (a credential account with a hash). */
+  async #hasPassword(userId: string): Promise<boolean> {
+    const account = await this.#db.account.findFirst({ where: { userId, providerId: CREDENTIAL }, select: { passwordHash: true } });
+    return Boolean(account?.passwordHash);
+  }
+
   /** POST change-password; with `revokeOtherSessions` every other session of the user ends. */
   async changePassword(session: Session, input: ChangePasswordBody): Promise<void> {
     await this.#checkPassword(session.userId, input.currentPassword);
@@ -134,9 +140,10 @@ export class AccountSettings {
    * POST delete-user, as better-auth's `deleteUser` with `sendDeleteAccountVerification`: a given
    * `password` must be the account's (400 `invalid_password`, and a user without one has none to
    * give); a `token` (the mailed link's) deletes at once; without either, a session younger than
-   * DELETE_FRESH_AGE deletes at once, and an older one gets the confirmation link mailed, or 403
-   * `session_not_fresh` when no mail can be sent. A given password deletes at once, whatever the
-   * session's age (better-auth mails every request once its mail is configured: docs/accounts.md).
+   * DELETE_FRESH_AGE deletes an account that has no password at once, and any other request gets
+   * the confirmation link mailed, or 403 `session_not_fresh` when no mail can be sent. A stolen
+   * cookie alone never deletes an account that has a password (docs/accounts.md). A given
+   * password deletes at once, whatever the session's age.
    */
   async deleteUser(active: { session: Session; user: User }, input: DeleteUserBody, proofs: DeletionProofs): Promise<DeleteUserResponse> {
     const { session, user } = active;
@@ -145,7 +152,8 @@ export class AccountSettings {
       await this.deleteWithLink(user.id, input.token, proofs.tokens);
       return { success: true, message: "User deleted" };
     }
-    if (input.password === undefined && this.#now() - session.createdAt.getTime() >= proofs.freshAgeMs) {
+    const fresh = this.#now() - session.createdAt.getTime() < proofs.freshAgeMs;
+    if (input.password === undefined && (!fresh || (await this.#hasPassword(user.id)))) {
       if (!proofs.mail) throw new AppError("session_not_fresh", "sign in again, or give the password, to delete the account");
       await proofs.mail(user, input.callbackURL);
       return { success: true, message: "Verification email sent" };
