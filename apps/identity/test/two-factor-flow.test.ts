@@ -171,6 +171,11 @@ describe("sign-in with a second factor", () => {
       "sub",
     ]);
 
+    // Neither the TOTP secret nor the pending cookie's secret is logged.
+    const logs = kit.logs.join("\n");
+    expect(logs).not.toContain(secret);
+    expect(logs).not.toContain(jar.line(PENDING)?.split(";")[0]?.split("=")[1] ?? "missing");
+
     // The same code in the same time step is refused in the next sign-in.
     const replay = await signIn(email);
     const refused = await replay.jar.post("/api/auth/two-factor/verify-totp", { code: await totp(secret) });
@@ -195,6 +200,14 @@ describe("sign-in with a second factor", () => {
     nextStep();
     nextStep();
     expect(await tryCode(0)).toBe(200);
+  });
+
+  it("keeps rememberMe: false through the second factor (a browser-session cookie)", async () => {
+    const { email, secret } = await twoFactorUser();
+    const jar = new Jar();
+    await jar.post("/api/auth/sign-in/email", { email, password: PASSWORD, rememberMe: false });
+    await jar.post("/api/auth/two-factor/verify-totp", { code: await totp(secret) });
+    expect(jar.line(SESSION)).toMatch(/^identity\.session_token=[^;]+; Path=\/; HttpOnly; SameSite=Lax$/);
   });
 
   it("clears an earlier session cookie of the browser and ends a pending sign-in after 10 minutes", async () => {
