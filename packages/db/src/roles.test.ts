@@ -18,9 +18,14 @@ const IDENTITY_TABLES = [
   "trusted_device",
   "passkey",
   "auth_challenge",
+  "organization",
+  "member",
+  "invitation",
+  "team",
+  "team_member",
 ];
 /** Identity's, with the narrow grants prisma/migrations/*_account_lifecycle gives the API. */
-const IDENTITY_SHARED = ["user_directory", "user_deletion"];
+const IDENTITY_SHARED = ["user_directory", "user_deletion", "organization_membership", "organization_deletion"];
 const API_TABLES = [
   "user_role",
   "project",
@@ -34,6 +39,8 @@ const API_TABLES = [
   "mcp_server",
   "mcp_oauth_state",
 ];
+/** The API's, with the one grant prisma/migrations/*_organizations gives identity. */
+const API_SHARED = ["role_directory"];
 
 let database: TestDatabase;
 let admin: pg.Client;
@@ -84,7 +91,7 @@ describe("database roles", () => {
     for (const [name, owner] of Object.entries(owners)) {
       if (!IDENTITY_TABLES.includes(name) && !IDENTITY_SHARED.includes(name)) expect(owner, name).toBe(API_ROLE);
     }
-    for (const t of API_TABLES) expect(owners[t], t).toBe(API_ROLE);
+    for (const t of [...API_TABLES, ...API_SHARED]) expect(owners[t], t).toBe(API_ROLE);
     expect(await isSuperuser(database.apiUrl)).toBe(false);
     expect(await isSuperuser(database.identityUrl)).toBe(false);
     expect(await isSuperuser(database.url)).toBe(true);
@@ -108,6 +115,11 @@ describe("database roles", () => {
     expect(await outcome(api, `DELETE FROM "user_deletion"`)).toBe(PERMISSION_DENIED);
     expect(await outcome(api, `INSERT INTO "user_deletion" (user_id) VALUES ('x')`)).toBe(PERMISSION_DENIED);
     expect(await outcome(api, `CREATE TABLE api_scratch (id int)`)).toBe(PERMISSION_DENIED);
+    // Memberships: read through the projection; the organizations' deletion outbox as user_deletion's.
+    expect(await outcome(api, `SELECT "organization_id", "user_id", "role" FROM "organization_membership" LIMIT 1`)).toBe("ok");
+    expect(await outcome(api, `UPDATE "organization_membership" SET role = 'owner'`)).toBe(PERMISSION_DENIED);
+    expect(await outcome(api, `UPDATE "organization_deletion" SET api_done_at = now() WHERE false`)).toBe("ok");
+    expect(await outcome(api, `UPDATE "organization_deletion" SET completed_at = now() WHERE false`)).toBe(PERMISSION_DENIED);
     // The shared role itself, not only the test's login member of it.
     await admin.query(`SET ROLE ${API_ROLE}`);
     try {
@@ -139,6 +151,9 @@ describe("database roles", () => {
 
   it("refuses identity's role the business tables, and its user deletes still cascade into them", async () => {
     for (const table of API_TABLES) expect(await outcome(identity, `SELECT 1 FROM "${table}" LIMIT 1`), table).toBe(PERMISSION_DENIED);
+    // Identity reads who has which role through role_directory, and writes nothing there.
+    expect(await outcome(identity, `SELECT "user_id", "role" FROM "role_directory" LIMIT 1`)).toBe("ok");
+    expect(await outcome(identity, `INSERT INTO "user_role" ("user_id", "role") VALUES ('x', 'admin')`)).toBe(PERMISSION_DENIED);
     const userId = await seedUser();
     await api.query(`INSERT INTO "task" (id, user_id, title, updated_at) VALUES ($1, $2, 't', now())`, [randomUUID(), userId]);
     await api.query(`INSERT INTO "user_role" (user_id, role) VALUES ($1, 'admin')`, [userId]);
