@@ -82,7 +82,7 @@ export class EmailCodes {
   }
 
   /** Every emailed code of a user (two-factor turned off). */
-  endAll(userId: string) {
+  endAll(userId: string): Promise<{ count: number }> {
     return this.#db.authChallenge.deleteMany({ where: { purpose: PURPOSE, userId } });
   }
 }

@@ -84,7 +84,7 @@ export class TwoFactorRows {
     return backupCodes;
   }
 
-  remove(userId: string, tx: Prisma.TransactionClient = this.#db) {
+  remove(userId: string, tx: Prisma.TransactionClient = this.#db): Promise<{ count: number }> {
     return tx.twoFactor.deleteMany({ where: { userId } });
   }
 

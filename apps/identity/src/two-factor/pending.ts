@@ -100,7 +100,7 @@ export class PendingSignIns {
   }
 
   /** Every pending sign-in of a user (two-factor turned off). */
-  endAll(userId: string, tx: Prisma.TransactionClient = this.#db) {
+  endAll(userId: string, tx: Prisma.TransactionClient = this.#db): Promise<{ count: number }> {
     return tx.authChallenge.deleteMany({ where: { purpose: PENDING_PURPOSE, subject: userId } });
   }
 }

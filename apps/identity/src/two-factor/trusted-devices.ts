@@ -71,7 +71,7 @@ export class TrustedDevices {
   }
 
   /** Every trusted device of a user. */
-  endAll(userId: string, tx: Prisma.TransactionClient = this.#db) {
+  endAll(userId: string, tx: Prisma.TransactionClient = this.#db): Promise<{ count: number }> {
     return tx.trustedDevice.deleteMany({ where: { userId } });
   }
 }
