@@ -4,6 +4,8 @@ import type { IdentityService } from "./services/identity.js";
 /** What one housekeeping round did. */
 export interface HousekeepingResult {
   purgedSessions: number;
+  /** Expired challenges and trusted devices (services/sessions.ts). */
+  purgedChallenges: number;
   retiredKeys: number;
   rotatedKid: string | undefined;
   purgedTokens: number;
@@ -17,7 +19,8 @@ type HousekeepingService = Pick<IdentityService, "sessions" | "keys"> &
   Partial<Pick<IdentityService, "mailTokens" | "settings" | "mailOutbox">>;
 
 /**
- * One round of the identity's periodic work: delete expired sessions and mailed tokens, delete
+ * One round of the identity's periodic work: delete expired sessions, challenges, trusted devices
+ * and mailed tokens, delete
  * finished outbox rows the mail budget no longer counts, delete the users whose deletion the API has
  * finished (services/account-settings.ts), retire keys whose overlap has passed, and rotate the
  * signing key when `keyRotationMs` (> 0) says it is due. Each step logs its own failure (a
@@ -38,6 +41,7 @@ export async function runHousekeeping(
   };
   const purgedSessions = await attempt("session purge", () => service.sessions.purgeExpired(), 0);
   if (purgedSessions) logger.info({ purged: purgedSessions }, "expired sessions purged");
+  const purgedChallenges = await attempt("challenge purge", () => service.sessions.purgeExpiredChallenges(), 0);
   const { mailTokens, settings, mailOutbox } = service;
   const purgedTokens = mailTokens ? await attempt("mailed token purge", () => mailTokens.purgeExpired(), 0) : 0;
   const purgedMails = mailOutbox ? await attempt("mail outbox purge", () => mailOutbox.purgeFinished(), 0) : 0;
@@ -46,7 +50,7 @@ export async function runHousekeeping(
   const rotated = await attempt("key rotation", () => service.keys.rotateIfDue(options.keyRotationMs), undefined);
   const retiredKeys = await attempt("key retirement", () => service.keys.retireExpired(), 0);
   if (retiredKeys) logger.info({ retired: retiredKeys }, "superseded signing keys retired");
-  return { purgedSessions, retiredKeys, rotatedKid: rotated?.kid, purgedTokens, completedDeletions, purgedMails };
+  return { purgedSessions, purgedChallenges, retiredKeys, rotatedKid: rotated?.kid, purgedTokens, completedDeletions, purgedMails };
 }
 
 /**

@@ -39,10 +39,20 @@ describe("expired sessions are purged", () => {
   it("a housekeeping round purges sessions and retires keys, and survives a failing database", async () => {
     const clock = frozenClock();
     const k = await kit({ SESSION_TTL_DAYS: "1" }, clock.now);
-    await signUp(k.app);
+    const { user } = await signUp(k.app);
+    // One expired and one live challenge: only the expired one goes.
+    for (const [id, expiresAt] of [
+      ["expired", new Date(clock.now() + DAY - 1)],
+      ["live", new Date(clock.now() + 2 * DAY)],
+    ] as const) {
+      await k.db.prisma.authChallenge.create({
+        data: { id: `${id}-${user.id}`, purpose: "test", subject: user.id, secretHash: new Uint8Array(32), expiresAt },
+      });
+    }
     clock.advance(DAY);
     expect(await runHousekeeping(k.service, { logger: silent, keyRotationMs: 0 })).toEqual({
       purgedSessions: 1,
+      purgedChallenges: 1,
       retiredKeys: 0,
       rotatedKid: undefined,
       purgedTokens: 0,
@@ -55,6 +65,7 @@ describe("expired sessions are purged", () => {
     } as unknown as Parameters<typeof runHousekeeping>[0];
     await expect(runHousekeeping(failing, { logger: silent, keyRotationMs: DAY })).resolves.toEqual({
       purgedSessions: 0,
+      purgedChallenges: 0,
       retiredKeys: 0,
       rotatedKid: undefined,
       purgedTokens: 0,

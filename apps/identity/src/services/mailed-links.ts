@@ -67,8 +67,9 @@ export class MailedLinks {
   /**
    * POST reset-password: the token is checked first (an invalid one costs no hashing), then one
    * transaction spends it, sets the password (creating it for a user who had none), marks the
-   * address verified (the mailbox is proven) and ends every session, provider link and pending
-   * link of the user (revert links excepted: mail-tokens.ts).
+   * address verified (the mailbox is proven) and ends every session, provider link, passkey,
+   * trusted device and pending link of the user (revert links excepted: mail-tokens.ts). The
+   * second factor stays: a mailbox alone never turns it off.
    */
   async resetPassword(token: string, newPassword: string): Promise<void> {
     const found = await this.#tokens.find(["reset-password"], token);
@@ -101,7 +102,7 @@ export class MailedLinks {
     return this.#db.$transaction(async (tx) => {
       const user = await this.#spend(tx, found);
       if (user.emailVerified) return { user };
-      await this.#endHoldings(tx, user.id, { keepSessionId: proof.sessionId, keepSignIns, revertLinks: false });
+      await this.#endHoldings(tx, user.id, { keepSessionId: proof.sessionId, keepSignIns, revertLinks: false, endSecondFactor: true });
       const verified = await tx.user.update({ where: { id: user.id }, data: { emailVerified: true } });
       if (keepSignIns) return { user: verified };
       return { user: verified, resetToken: await this.#freshResetToken(tx, verified) };
@@ -146,7 +147,8 @@ export class MailedLinks {
   /**
    * A revert link (`revert-email-change`, its `email` the old address): the account returns to
    * that address, verified, and whoever made the change keeps nothing: every session, the
-   * password, every provider link and every pending link (other revert links too) end, and the
+   * password, every provider link, passkey, second factor and pending link (other revert links
+   * too) end, and the
    * clicker chooses a new password with the reset token of the answer.
    */
   async revertEmailChange(found: FoundToken): Promise<VerifiedAddress> {
@@ -154,7 +156,7 @@ export class MailedLinks {
       this.#db.$transaction(async (tx) => {
         if (!(await this.#tokens.spend(tx, found))) throw invalid();
         const user = await tx.user.update({ where: { id: found.userId }, data: { email: found.email, emailVerified: true } });
-        await this.#endHoldings(tx, user.id, { keepSessionId: undefined, keepSignIns: false, revertLinks: true });
+        await this.#endHoldings(tx, user.id, { keepSessionId: undefined, keepSignIns: false, revertLinks: true, endSecondFactor: true });
         return { user, resetToken: await this.#freshResetToken(tx, user) };
       }),
     );
@@ -231,16 +233,29 @@ export class MailedLinks {
 
   /**
    * Ends what opens the account: every session but `keepSessionId`, every pending link (revert
-   * links only with `revertLinks`), and unless `keepSignIns` the password and every provider link.
+   * links only with `revertLinks`), and unless `keepSignIns` the password, every provider link,
+   * passkey, trusted device and pending challenge, and with `endSecondFactor` the second factor
+   * too (someone else may have set it up: docs/accounts.md "Second factors"). The user row is
+   * locked first, so a session or passkey another request inserts meanwhile waits on that lock
+   * (its foreign key check) and cannot slip past the deletes.
    */
   async #endHoldings(
     tx: Prisma.TransactionClient,
     userId: string,
-    keep: { keepSessionId: string | undefined; keepSignIns: boolean; revertLinks: boolean },
+    keep: { keepSessionId: string | undefined; keepSignIns: boolean; revertLinks: boolean; endSecondFactor?: boolean },
   ): Promise<void> {
+    await tx.$queryRaw`SELECT "id" FROM "user" WHERE "id" = ${userId} FOR UPDATE`;
     await tx.session.deleteMany({ where: { userId, ...(keep.keepSessionId ? { id: { not: keep.keepSessionId } } : {}) } });
     await this.#tokens.endPending(tx, userId, { revertLinks: keep.revertLinks });
-    if (!keep.keepSignIns) await tx.account.deleteMany({ where: { userId } });
+    if (keep.keepSignIns) return;
+    await tx.account.deleteMany({ where: { userId } });
+    await tx.passkey.deleteMany({ where: { userId } });
+    await tx.trustedDevice.deleteMany({ where: { userId } });
+    await tx.authChallenge.deleteMany({ where: { userId } });
+    if (keep.endSecondFactor) {
+      await tx.twoFactor.deleteMany({ where: { userId } });
+      await tx.user.update({ where: { id: userId }, data: { twoFactorEnabled: false } });
+    }
   }
 
   /** A reset token for the clicker who just proved the mailbox (no mail: it goes into the redirect). */

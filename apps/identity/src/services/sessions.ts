@@ -210,4 +210,18 @@ export class Sessions {
     const { count } = await this.#db.session.deleteMany({ where: { expiresAt: { lte: new Date(this.#now()) } } });
     return count;
   }
+
+  /**
+   * Deletes expired single-use challenges (pending second factors, WebAuthn challenges, emailed
+   * codes and links) and trusted devices; returns how many. Their flows refuse an expired row
+   * anyway: this keeps requests that never finish from growing the tables.
+   */
+  async purgeExpiredChallenges(): Promise<number> {
+    const lte = new Date(this.#now());
+    const [challenges, devices] = await this.#db.$transaction([
+      this.#db.authChallenge.deleteMany({ where: { expiresAt: { lte } } }),
+      this.#db.trustedDevice.deleteMany({ where: { expiresAt: { lte } } }),
+    ]);
+    return challenges.count + devices.count;
+  }
 }
