@@ -130,6 +130,18 @@ describe("enrolment", () => {
     expect([again.status, again.body.code]).toEqual([400, "bad_request"]);
   });
 
+  it("enables emailed codes alone at once (method otp): sign-in then offers only them", async () => {
+    const { cookie, body } = await signUp(kit.app);
+    const jar = new Jar();
+    jar.cookies.set(SESSION, cookie.split("=")[1] ?? "");
+    expect((await jar.post("/api/auth/two-factor/enable", { password: PASSWORD, method: "otp" })).body).toEqual({ method: "otp" });
+    await kit.mailTo(body.email, "Two-factor authentication is on");
+    const { res, jar: browser } = await signIn(body.email);
+    expect(res.body).toEqual({ twoFactorRedirect: true, twoFactorMethods: ["otp"] });
+    const totpRefused = await browser.post("/api/auth/two-factor/verify-totp", { code: "123456" });
+    expect([totpRefused.status, totpRefused.body.code]).toEqual([400, "two_factor_not_enabled"]);
+  });
+
   it("answers 401 to the signed-in routes without a session and 401 invalid_two_factor_cookie to the verify routes", async () => {
     const jar = new Jar();
     expect((await jar.post("/api/auth/two-factor/enable", { password: PASSWORD })).status).toBe(401);
