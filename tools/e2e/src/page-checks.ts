@@ -1,7 +1,7 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { Page } from "playwright-core";
+import type { CDPSession, Page } from "playwright-core";
 import { expect } from "vitest";
 import { pageScreenshotDir } from "./harness.js";
 
@@ -25,6 +25,21 @@ interface Finding {
 let axeSource: Promise<string> | undefined;
 
 /**
+ * One DevTools session per page, kept until the page closes: detaching any session from a page
+ * turns Chromium's virtual authenticator environment off for it (WebAuthn.enable of another
+ * session, which the passkey tests use, sign-in-methods.test.ts), so this one is never detached.
+ */
+const sessions = new WeakMap<Page, Promise<CDPSession>>();
+function sessionOf(page: Page): Promise<CDPSession> {
+  let session = sessions.get(page);
+  if (!session) {
+    session = page.context().newCDPSession(page);
+    sessions.set(page, session);
+  }
+  return session;
+}
+
+/**
  * Runs axe-core in the page and keeps serious and critical findings. The script comes from the
  * local package and goes in through the DevTools protocol: the web app's CSP (`script-src 'self'`)
  * rightly refuses an inline `<script>`, which is what `addScriptTag({ path })` would add.
@@ -32,12 +47,7 @@ let axeSource: Promise<string> | undefined;
 export async function seriousViolations(page: Page): Promise<Finding[]> {
   if (!(await page.evaluate(() => "axe" in window))) {
     axeSource ??= readFile(AXE_PATH, "utf8");
-    const cdp = await page.context().newCDPSession(page);
-    try {
-      await cdp.send("Runtime.evaluate", { expression: await axeSource });
-    } finally {
-      await cdp.detach();
-    }
+    await (await sessionOf(page)).send("Runtime.evaluate", { expression: await axeSource });
   }
   return page.evaluate(async () => {
     const axe = (window as unknown as { axe: typeof import("axe-core") }).axe;
