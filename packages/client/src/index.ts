@@ -14,7 +14,7 @@ export {
   type SessionEventTarget,
   type WatchSessionOptions,
 } from "./session.js";
-export type { SignedIn, SignInResult, TwoFactorMethod } from "./sign-in.js";
+export type { SignedIn, SignInResult } from "./sign-in.js";
 export { readSse, type SseEvent, SseParser } from "./sse.js";
 export { defaultStorage, memoryStorage, type TokenStorage } from "./storage.js";
 export type { GenerateEvent, TaskStream, TaskStreamOptions } from "./streams.js";

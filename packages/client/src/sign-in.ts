@@ -1,4 +1,4 @@
-import { type SessionResponse, sessionResponse } from "@app/contracts";
+import { type SessionResponse, signInResponse, type TwoFactorMethod } from "@app/contracts";
 import { z } from "zod";
 import { ApiError, errorFromResponse } from "./errors.js";
 import { type Http, readJson } from "./http.js";
@@ -9,15 +9,10 @@ export interface SignedIn extends SessionResponse {
 }
 
 /**
- * A second factor a pending sign-in can finish with, as identity lists them: `totp` (an
- * authenticator app) and `otp` (a code mailed on request). A backup code always works too.
- */
-export type TwoFactorMethod = "totp" | "otp" | (string & {});
-
-/**
  * What a sign-in did: signed the user in (the JWT is stored), or, for an account with two-factor
  * authentication on, opened no session yet and left a short-lived pending cookie; the sign-in
- * finishes with one of `methods` or a backup code ({@link TwoFactorApi}'s verify calls).
+ * finishes with one of `methods` (`totp`: an authenticator app; `otp`: a code mailed on request)
+ * or a backup code (the verify calls of the client's `auth.twoFactor`).
  */
 export type SignInResult = ({ status: "signed_in" } & SignedIn) | { status: "two_factor"; methods: TwoFactorMethod[] };
 
@@ -31,7 +26,7 @@ const twoFactorRedirect = z.looseObject({
 const anyAnswer = z.union([twoFactorRedirect, z.looseObject({})]);
 
 /** Answer of sign-in/email: `{session, user}`, or the second-factor redirect. */
-export const passwordSignInAnswer = z.union([sessionResponse, twoFactorRedirect]);
+export const passwordSignInAnswer = signInResponse;
 
 /** Options of {@link identityCall}. */
 export interface IdentityCallOptions {
@@ -101,6 +96,6 @@ export async function completeSignIn(http: Http): Promise<SignedIn> {
 export async function signInAnswer(http: Http, response: Response, schema: z.ZodType = anyAnswer): Promise<SignInResult> {
   const answer: unknown = await readJson(response, schema);
   const redirect = twoFactorRedirect.safeParse(answer);
-  if (redirect.success) return { status: "two_factor", methods: redirect.data.twoFactorMethods ?? [] };
+  if (redirect.success) return { status: "two_factor", methods: (redirect.data.twoFactorMethods ?? []) as TwoFactorMethod[] };
   return { status: "signed_in", ...(await completeSignIn(http)) };
 }

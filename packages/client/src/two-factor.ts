@@ -1,19 +1,14 @@
-import { z } from "zod";
+import {
+  backupCodesResponse,
+  enableTwoFactorResponse,
+  sessionResponse,
+  statusResponse,
+  totpUriResponse,
+  twoFactorVerifiedResponse,
+} from "@app/contracts";
+import { ApiError } from "./errors.js";
 import type { Http } from "./http.js";
-import { completeSignIn, identityCall, identityJson, type SignedIn } from "./sign-in.js";
-
-/** Answer of enable: the authenticator app's `otpauth://` URI and the first backup codes. */
-const enableResponse = z.looseObject({ totpURI: z.string(), backupCodes: z.array(z.string()) });
-/** Answer of get-totp-uri. */
-const totpUriResponse = z.looseObject({ totpURI: z.string() });
-/** Answer of generate-backup-codes: the new codes (the old ones no longer work). */
-const backupCodesResponse = z.looseObject({ backupCodes: z.array(z.string()) });
-/** Answer of send-otp and disable. */
-const statusResponse = z.looseObject({ status: z.literal(true) });
-/** Answer of the verify routes: the session opened (or kept); step 2 follows. */
-const verifiedResponse = z.looseObject({});
-/** get-session's user as far as two-factor goes (better-auth's user carries `twoFactorEnabled`). */
-const sessionTwoFactor = z.looseObject({ user: z.looseObject({ twoFactorEnabled: z.boolean().nullish() }) }).nullable();
+import { completeSignIn, identityJson, type SignedIn } from "./sign-in.js";
 
 /** What setting up an authenticator app hands out, once. */
 export interface TotpSetup {
@@ -47,6 +42,11 @@ export interface TwoFactorApi {
    * on once the first code from the app is confirmed with {@link verifyTotp}.
    */
   enable(body: { password: string; issuer?: string }): Promise<TotpSetup>;
+  /**
+   * Turns on emailed codes as the second factor, at once: a pending sign-in then asks for a code
+   * mailed with {@link sendOtp}. (The web app sets up an authenticator app instead.)
+   */
+  enableEmailCodes(body: { password: string }): Promise<void>;
   /** The `otpauth://` URI of the app already set up (to add it to another device). */
   getTotpUri(body: { password: string }): Promise<string>;
   /**
@@ -69,14 +69,23 @@ export interface TwoFactorApi {
 /** Builds the {@link TwoFactorApi} over a transport. */
 export function twoFactorApi(http: Http): TwoFactorApi {
   const verify = async (path: string, body: VerifyCodeBody): Promise<SignedIn> => {
-    await identityJson(http, verifiedResponse, path, { body });
+    await identityJson(http, twoFactorVerifiedResponse, path, { body });
     return completeSignIn(http);
   };
+  /** A change of the user's two-factor state: the next JWT and session answer carry it. */
+  const changed = () => http.refresh().catch(() => undefined);
   return {
-    enabled: async () => (await identityJson(http, sessionTwoFactor, "/get-session"))?.user.twoFactorEnabled ?? null,
-    enable: async (body) => {
-      const { totpURI, backupCodes } = await identityJson(http, enableResponse, "/two-factor/enable", { body });
-      return { totpURI, backupCodes };
+    enabled: async () => (await identityJson(http, sessionResponse.nullable(), "/get-session"))?.user.twoFactorEnabled ?? null,
+    enable: async ({ password, issuer }) => {
+      const answer = await identityJson(http, enableTwoFactorResponse, "/two-factor/enable", {
+        body: { password, method: "totp", ...(issuer ? { issuer } : {}) },
+      });
+      if (answer.method !== "totp") throw new ApiError(200, "invalid_response", "enable answered without a TOTP URI");
+      return { totpURI: answer.totpURI, backupCodes: answer.backupCodes };
+    },
+    enableEmailCodes: async ({ password }) => {
+      await identityJson(http, enableTwoFactorResponse, "/two-factor/enable", { body: { password, method: "otp" } });
+      await changed();
     },
     getTotpUri: async (body) => (await identityJson(http, totpUriResponse, "/two-factor/get-totp-uri", { body })).totpURI,
     verifyTotp: (body) => verify("/two-factor/verify-totp", body),
@@ -88,10 +97,8 @@ export function twoFactorApi(http: Http): TwoFactorApi {
     generateBackupCodes: async (body) =>
       (await identityJson(http, backupCodesResponse, "/two-factor/generate-backup-codes", { body })).backupCodes,
     disable: async (body) => {
-      const response = await identityCall(http, "/two-factor/disable", { body });
-      await response.body?.cancel().catch(() => undefined);
-      // The session is replaced (its user changed): the next JWT carries the new state.
-      await http.refresh().catch(() => undefined);
+      await identityJson(http, statusResponse, "/two-factor/disable", { body });
+      await changed();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { type CaughtMail, type MailCatcher, startMailCatcher } from "@app/mailer/catcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppClient, createClient, memoryStorage } from "../src/index.js";
-import { cookieFetch, freshEmail, signUpSignedIn, startStack } from "./helpers.js";
+import { cookieFetch, freshEmail, signInSignedIn, signUpSignedIn, startStack } from "./helpers.js";
 
 // Sign-in by mail and second factors through the SDK, against a real identity that mails through
 // real SMTP to a catcher: links and codes are taken from the caught mails, never from the database.
@@ -85,5 +85,64 @@ describe("sign-in by mail", () => {
     expect(result.user.email).toBe(email);
     expect(client.auth.token()).toBe(result.token);
     await expect(browser().client.auth.signInEmailOtp({ email, otp: code })).rejects.toMatchObject({ code: "invalid_code" });
+  });
+});
+
+describe("two-factor authentication", () => {
+  it("emailed codes: sign-in answers two_factor, a mailed code finishes it and may trust the device; disable", async () => {
+    const email = await signedUp("second");
+    const owner = browser().client;
+    await signInSignedIn(owner, { email, password: PASSWORD });
+    expect(await owner.auth.twoFactor.enabled()).toBe(false);
+    await expect(owner.auth.twoFactor.enableEmailCodes({ password: "not the password" })).rejects.toMatchObject({
+      code: "invalid_password",
+    });
+    await owner.auth.twoFactor.enableEmailCodes({ password: PASSWORD });
+    expect(await owner.auth.twoFactor.enabled()).toBe(true);
+    // Backup codes come with an authenticator app (better-auth's rule), not with emailed codes.
+    await expect(owner.auth.twoFactor.generateBackupCodes({ password: PASSWORD })).rejects.toMatchObject({
+      code: "two_factor_not_enabled",
+    });
+
+    // The password alone opens no session: the answer names the factors, and no JWT is stored.
+    const { client } = browser();
+    const first = await client.auth.signIn({ email, password: PASSWORD });
+    expect(first).toEqual({ status: "two_factor", methods: ["otp"] });
+    expect(client.auth.token()).toBeNull();
+    expect(await client.auth.getSession()).toBeNull();
+    await client.auth.twoFactor.sendOtp();
+    const code = codeOf(await mailTo(email, "verification code"));
+    await expect(client.auth.twoFactor.verifyOtp({ code: code === "000000" ? "111111" : "000000" })).rejects.toMatchObject({
+      status: 401,
+      code: "invalid_code",
+    });
+    // "Trust this device": the next sign-in on this browser needs no second factor; another browser's does.
+    const signedIn = await client.auth.twoFactor.verifyOtp({ code, trustDevice: true });
+    expect(signedIn.user).toMatchObject({ email, twoFactorEnabled: true });
+    expect(client.auth.token()).toBe(signedIn.token);
+    await client.auth.signOut();
+    expect((await client.auth.signIn({ email, password: PASSWORD })).status).toBe("signed_in");
+    expect((await browser().client.auth.signIn({ email, password: PASSWORD })).status).toBe("two_factor");
+
+    // Without a pending sign-in there is nothing to finish.
+    await expect(browser().client.auth.twoFactor.verifyOtp({ code })).rejects.toMatchObject({ code: "invalid_two_factor_cookie" });
+
+    await owner.auth.twoFactor.disable({ password: PASSWORD });
+    expect(await owner.auth.twoFactor.enabled()).toBe(false);
+    expect((await browser().client.auth.signIn({ email, password: PASSWORD })).status).toBe("signed_in");
+  });
+
+  it("an authenticator app's setup hands out the otpauth URI and backup codes; it is off until a first code verifies", async () => {
+    const email = await signedUp("totp");
+    const owner = browser().client;
+    await signInSignedIn(owner, { email, password: PASSWORD });
+    const setup = await owner.auth.twoFactor.enable({ password: PASSWORD });
+    expect(setup.totpURI).toMatch(/^otpauth:\/\/totp\/.+\?(.+&)?secret=[A-Z2-7]+/);
+    expect(setup.backupCodes.length).toBeGreaterThan(5);
+    expect(await owner.auth.twoFactor.enabled()).toBe(false);
+    await expect(owner.auth.twoFactor.verifyTotp({ code: "000000" })).rejects.toMatchObject({ code: "invalid_code" });
+    // A wrong first code leaves the page signed in (invalid_code is no session end).
+    expect(owner.auth.token()).not.toBeNull();
+    expect((await browser().client.auth.signIn({ email, password: PASSWORD })).status).toBe("signed_in");
   });
 });
