@@ -21,7 +21,7 @@ import { IdentityService } from "./services/identity.js";
 import { createSocial } from "./services/oidc/index.js";
 import { VerifiedSignUp } from "./services/verified-sign-up.js";
 import { SignInFinisher } from "./sign-in/finish.js";
-import { twoFactorRoutes } from "./two-factor/routes.js";
+import { twoFactorParts, twoFactorRoutes } from "./two-factor/routes.js";
 
 /** What the identity app is built from. */
 export interface IdentityDeps {
@@ -122,23 +122,26 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     },
     logger,
   });
+  const now = deps.now ?? Date.now;
+  // The second factors' step first: every sign-in method ends through the finisher built with it.
+  const twoFactor = twoFactorParts({ prisma: db.prisma, now, service, config, cookie });
   const features: FeatureDeps = {
     config,
     prisma: db.prisma,
     logger,
-    now: deps.now ?? Date.now,
+    now,
     service,
     guards,
     cookie,
-    signIns: new SignInFinisher({ sessions: service.sessions, cookie }),
+    signIns: new SignInFinisher({ sessions: service.sessions, cookie, secondFactor: twoFactor.step }),
   };
   const routes = new RouteTable().add(
     ...healthRoutes(db),
-    ...authRoutes(service, guards, cookie, verifiedSignUp),
+    ...authRoutes(service, guards, cookie, features.signIns, verifiedSignUp),
     ...accountRoutes(service, guards, cookie, { deleteFreshAgeMs: config.factors.deleteFreshAgeMs }),
     ...mailedLinkRoutes(service, guards, cookie),
-    ...socialRoutes(social, guards, cookie),
-    ...twoFactorRoutes(features),
+    ...socialRoutes(social, guards, cookie, features.signIns),
+    ...twoFactorRoutes(features, twoFactor),
     ...passkeyRoutes(features),
     ...passwordlessRoutes(features),
   );

@@ -17,7 +17,7 @@ import type { IdentityGuards } from "../middleware/guards.js";
 import { type CookieSettings, clearSessionCookie, readSessionCookie, setSessionCookie } from "../middleware/session-cookie.js";
 import type { IdentityService } from "../services/identity.js";
 import type { VerifiedSignUp } from "../services/verified-sign-up.js";
-import { type SignInFinisher, signInsFor } from "../sign-in/finish.js";
+import type { SignInFinisher } from "../sign-in/finish.js";
 import { publicSession, publicUser, requestMeta } from "../views/public.js";
 
 /** A path under the auth base path (`/api/auth`). */
@@ -38,9 +38,8 @@ export function authRoutes(
   service: IdentityService,
   guards: IdentityGuards,
   cookie: CookieSettings,
+  signIns: SignInFinisher,
   verifiedSignUp?: VerifiedSignUp,
-  /** The app's sign-in finisher (default: the one app.ts built with `cookie`). */
-  signIns: SignInFinisher = signInsFor(cookie),
 ): AnyRoute[] {
   const { limits } = guards;
 
@@ -101,13 +100,7 @@ export function authRoutes(
         guards.passwordQueue,
       ],
       handler: async ({ body, req, res }) => {
-        const user = await service.accounts.signIn(body);
-        // As IdentityService.signIn: with verification required (verifiedSignUp is built exactly
-        // then, app.ts), an unverified user gets a new link and 403 after the password check.
-        if (verifiedSignUp && !user.emailVerified) {
-          await service.recovery.sendVerificationQuietly(user, body.callbackURL);
-          throw new AppError("email_not_verified", "verify your email address first: a new link is on its way");
-        }
+        const user = await service.checkSignIn(body);
         const finished = await signIns.finish(req, res, user, {
           method: "password",
           ...(body.rememberMe === undefined ? {} : { rememberMe: body.rememberMe }),

@@ -16,7 +16,7 @@ import type { CookieSettings } from "../middleware/session-cookie.js";
 import { FLOW_TTL_SECONDS } from "../services/oidc/flow-state.js";
 import type { Social } from "../services/oidc/index.js";
 import { SocialCallbackError } from "../services/oidc/social-sign-in.js";
-import { type SignInFinisher, signInsFor, TWO_FACTOR_PAGE } from "../sign-in/finish.js";
+import { type SignInFinisher, TWO_FACTOR_PAGE } from "../sign-in/finish.js";
 
 /** The flow cookie is sent only to the callback, so no other route ever sees it. */
 const FLOW_COOKIE_PATH = `${AUTH_BASE_PATH}/callback`;
@@ -35,8 +35,7 @@ export function socialRoutes(
   { signIn: social, linked }: Social,
   guards: IdentityGuards,
   cookie: CookieSettings,
-  /** The app's sign-in finisher (default: the one app.ts built with `cookie`). */
-  signIns: SignInFinisher = signInsFor(cookie),
+  signIns: SignInFinisher,
 ): AnyRoute[] {
   // SameSite=Lax: the provider's redirect back is a top-level GET, which carries Lax cookies.
   const flowCookie = cookie.name.replace(/session_token$/, "oauth_flow");

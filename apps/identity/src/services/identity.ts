@@ -150,13 +150,22 @@ export class IdentityService {
    * (at most one a minute: services/mail-tokens.ts).
    */
   async signIn(input: SignInBody, meta: SessionMeta): Promise<SignedIn> {
+    const user = await this.checkSignIn(input);
+    const { token, session } = await this.sessions.create(user.id, meta);
+    return { token, session, user };
+  }
+
+  /**
+   * The checks of an email sign-in without its session (sign-in/finish.ts opens it, or the
+   * second-factor step): the password, then the verification rule of {@link signIn}.
+   */
+  async checkSignIn(input: SignInBody): Promise<User> {
     const user = await this.accounts.signIn(input);
     if (this.#settings.requireEmailVerification && !user.emailVerified) {
       await this.recovery.sendVerificationQuietly(user, input.callbackURL);
       throw new AppError("email_not_verified", "verify your email address first: a new link is on its way");
     }
-    const { token, session } = await this.sessions.create(user.id, meta);
-    return { token, session, user };
+    return user;
   }
 
   /** A JWT for a live session (GET /api/auth/token, as better-auth's JWT plugin). */

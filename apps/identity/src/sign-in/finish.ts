@@ -41,20 +41,6 @@ export interface SecondFactorStep {
 }
 
 /**
- * The finisher built for each cookie settings object. app.ts builds one finisher with the cookie
- * settings it hands every route module, so a module built without the finisher (routes/auth-routes.ts,
- * routes/social-routes.ts) finds it by those settings ({@link signInsFor}).
- */
-const finishers = new WeakMap<CookieSettings, SignInFinisher>();
-
-/** The finisher built with `cookie` (app.ts builds it before the route modules). */
-export function signInsFor(cookie: CookieSettings): SignInFinisher {
-  const finisher = finishers.get(cookie);
-  if (!finisher) throw new Error("no SignInFinisher was built with these cookie settings");
-  return finisher;
-}
-
-/**
  * The one way every sign-in method ends (password, provider, passkey, magic link, emailed code):
  * a session and its cookie, so get-session issues the contract's JWT the same way whatever the
  * method. A user with two-factor on gets no session from a one-factor method: the second-factor
@@ -64,18 +50,13 @@ export function signInsFor(cookie: CookieSettings): SignInFinisher {
 export class SignInFinisher {
   readonly #sessions: Sessions;
   readonly #cookie: CookieSettings;
-  #secondFactor: SecondFactorStep | undefined;
+  readonly #secondFactor: SecondFactorStep | undefined;
 
+  /** @param deps - `secondFactor`: two-factor/routes.ts `twoFactorParts(...).step` (app.ts). */
   constructor(deps: { sessions: Sessions; cookie: CookieSettings; secondFactor?: SecondFactorStep }) {
     this.#sessions = deps.sessions;
     this.#cookie = deps.cookie;
     this.#secondFactor = deps.secondFactor;
-    finishers.set(deps.cookie, this);
-  }
-
-  /** Sets the second-factor step (two-factor/routes.ts sets it when the app is built). */
-  useSecondFactor(step: SecondFactorStep): void {
-    this.#secondFactor = step;
   }
 
   /**

@@ -30,15 +30,20 @@ const TAG = "two-factor";
 /** A path under the auth base path (`/api/auth/two-factor`). */
 const path = (name: string) => `${AUTH_BASE_PATH}/two-factor${name}`;
 
-/**
- * The routes of second factors (TOTP, backup codes, emailed codes) on better-auth 1.7's
- * `twoFactor` wire, so its `twoFactorClient` works unchanged (docs/accounts.md "Second factors").
- * Building them sets the second-factor step of every sign-in (sign-in/finish.ts): a user with
- * two-factor on gets a pending sign-in, not a session, from a one-factor method.
- */
-export function twoFactorRoutes(deps: FeatureDeps): AnyRoute[] {
-  const { prisma, now, guards, service, config } = deps;
-  const { limits } = guards;
+/** The parts of second factors that exist before the app's sign-in finisher (app.ts builds them first). */
+export interface TwoFactorParts {
+  rows: TwoFactorRows;
+  pending: PendingSignIns;
+  trusted: TrustedDevices;
+  emailCodes: EmailCodes;
+  enrolment: TwoFactorEnrolment;
+  /** The second-factor step every sign-in of a user with two-factor on takes (sign-in/finish.ts). */
+  step: SecondFactorSignIns;
+}
+
+/** Builds the second factors' services; the sign-in finisher is then built with their `step`. */
+export function twoFactorParts(deps: Pick<FeatureDeps, "prisma" | "now" | "service" | "config" | "cookie">): TwoFactorParts {
+  const { prisma, now, service, config } = deps;
   const secrets = new TwoFactorSecrets(config.authSecret);
   const cookies = new TwoFactorCookies(deps.cookie);
   const rows = new TwoFactorRows({ prisma, secrets });
@@ -55,8 +60,20 @@ export function twoFactorRoutes(deps: FeatureDeps): AnyRoute[] {
     emailCodes,
     issuer: new URL(config.baseUrl).hostname,
   });
+  const step = new SecondFactorSignIns({ pending, trusted, rows, emailCodes });
+  return { rows, pending, trusted, emailCodes, enrolment, step };
+}
+
+/**
+ * The routes of second factors (TOTP, backup codes, emailed codes) on better-auth 1.7's
+ * `twoFactor` wire, so its `twoFactorClient` works unchanged (docs/accounts.md "Second factors").
+ * A verified second factor finishes the pending sign-in through the app's finisher.
+ */
+export function twoFactorRoutes(deps: FeatureDeps, parts: TwoFactorParts): AnyRoute[] {
+  const { now, guards, service } = deps;
+  const { limits } = guards;
+  const { rows, pending, trusted, emailCodes, enrolment } = parts;
   const verification = new TwoFactorVerification({ rows, pending, trusted, emailCodes, enrolment, signIns: deps.signIns, now });
-  deps.signIns.useSecondFactor(new SecondFactorSignIns({ pending, trusted, rows, emailCodes }));
 
   // Changes confirmed with the password count wrong passwords as the account routes do.
   const passwordChecked = [
