@@ -46,6 +46,8 @@ export interface IdentityGuards {
     passwordPerIp: Guard;
     passwordPerUser: Guard;
     /** Wrong second-factor codes per IP, before the body is read. */
+    /** Requests that store a challenge for a client not yet signed in (passkey sign-in options), GET included. */
+    challengePerIp: Guard;
     twoFactorPerIp: Guard;
     /** Wrong second-factor codes per (user, IP) and the user's delay, after the caller is resolved. */
     twoFactorPerUser: Guard;
@@ -103,6 +105,7 @@ export function identityGuards(
       resetPasswordPerIp: limit("resetPassword-ip", rateLimits.resetPassword.perIp),
       passwordPerIp: limit("passwordCheck-ip", rateLimits.passwordChecks.perIp),
       passwordPerUser: limit("passwordCheck-user", rateLimits.passwordChecks.perUser),
+      challengePerIp: limit("challenge-ip", rateLimits.challenges.perIp),
       twoFactorPerIp: limit("twoFactor-ip", rateLimits.twoFactor.perIp),
       twoFactorPerUser: limit("twoFactor-user", rateLimits.twoFactor.perUser),
     },

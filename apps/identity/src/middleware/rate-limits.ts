@@ -37,6 +37,8 @@ export interface RateLimits {
    * IP) and the user-wide progressive delay, as sign-in's per account. A success resets the user's.
    */
   twoFactor: { perIp: RequestHandler; perUser: RequestHandler[] };
+  /** Routes that store a challenge before anyone signs in (passkey sign-in options): per IP, GET too. */
+  challenges: { perIp: RequestHandler };
   /** Where the counters live. */
   readonly store: "redis" | "memory";
   close(): Promise<void>;
@@ -168,14 +170,15 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
   // `RateLimit-Policy`, one list member per limiter, named by `identifier`).
   const common = { standardHeaders: "draft-8", legacyHeaders: false, passOnStoreError: true, logger: limiterLogger } as const;
 
-  const perIp = (name: string): RateLimitRequestHandler =>
+  // `anyMethod`: a GET that writes a row (a WebAuthn challenge) counts as well.
+  const perIp = (name: string, anyMethod = false): RateLimitRequestHandler =>
     rateLimit({
       ...common,
       windowMs: settings.ipWindowMs,
       limit: settings.ipMax,
       store: storeFor(`ip-${name}`),
       identifier: `${name}-ip`,
-      skip: (req) => req.method !== "POST",
+      skip: (req) => !anyMethod && req.method !== "POST",
       keyGenerator: clientKey,
       handler: refuse("too many requests from this address; try again later", settings.ipWindowMs, "rateLimit"),
     });
@@ -323,6 +326,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     signIn: { perIp: perIp("sign-in"), perAccount: perAccount("sign-in", 401) },
     signUp: { perIp: perIp("sign-up"), perAccount: perAccount("sign-up", 409) },
     resetPassword: { perIp: perIp("reset-password") },
+    challenges: { perIp: perIp("challenge", true) },
     store: redis ? "redis" : "memory",
     async close() {
       for (const store of stores) await store.shutdown?.();

@@ -61,7 +61,7 @@ export function passkeyRoutes(deps: FeatureDeps): AnyRoute[] {
       summary: "Start a passkey sign-in: WebAuthn request options (the signed-in user's passkeys listed)",
       response: passkeyAuthenticationOptionsResponse,
       reply: "json",
-      guards: [guards.origin, guards.noStore, guards.sessionCookies, guards.session],
+      guards: [guards.origin, guards.noStore, guards.limits.challengePerIp, guards.sessionCookies, guards.session],
       handler: ({ res }) => ceremonies.authenticationOptions(res, resolvedUserId(res)),
     });
 
