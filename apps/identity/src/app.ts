@@ -4,11 +4,13 @@ import { AppError, corsPolicy, errorHandler, notFoundHandler, RouteTable, reques
 import type { Mailer } from "@app/mailer";
 import express, { type Express, type Request } from "express";
 import type { Logger } from "pino";
+import { adminRoutes } from "./admin/routes.js";
 import type { IdentityConfig } from "./config.js";
 import type { FeatureDeps } from "./features.js";
 import { identityGuards } from "./middleware/guards.js";
 import type { RateLimitRedis } from "./middleware/rate-limit-stores.js";
 import { createRateLimits, markPasswordRejections, type RateLimits } from "./middleware/rate-limits.js";
+import { organizationRoutes } from "./organizations/routes.js";
 import { passkeyRoutes } from "./passkeys/routes.js";
 import { passwordlessRoutes } from "./passwordless/routes.js";
 import { accountRoutes } from "./routes/account-routes.js";
@@ -144,6 +146,8 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     ...twoFactorRoutes(features, twoFactor),
     ...passkeyRoutes(features),
     ...passwordlessRoutes(features),
+    ...organizationRoutes(features),
+    ...adminRoutes(features),
   );
   routes.add(openApiRoute(routes, { serverUrl: config.baseUrl, cookieName: config.cookieName }));
 

@@ -190,6 +190,11 @@ export const sessionSchema = z.object({
   userId: z.string(),
   expiresAt: z.string(),
   createdAt: z.string(),
+  /** The organization and team the session works in (better-auth's organization plugin); membership is read per request, never from the JWT. */
+  activeOrganizationId: z.string().nullable().optional(),
+  activeTeamId: z.string().nullable().optional(),
+  /** The admin acting as this user (better-auth's admin plugin). */
+  impersonatedBy: z.string().nullable().optional(),
 });
 export type PublicSession = z.infer<typeof sessionSchema>;
 

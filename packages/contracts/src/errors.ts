@@ -35,6 +35,8 @@ export const ERROR_STATUS = {
   too_many_attempts: 403,
   /** The action needs a recent sign-in (DELETE_FRESH_AGE) or a mailed confirmation. */
   session_not_fresh: 403,
+  /** An operator banned the account (docs/admin.md): no sign-in by any method while the ban lasts. */
+  banned: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

@@ -118,6 +118,13 @@ const TEMPLATES = {
     action: "Delete my account",
     outro: "If you did not ask for it, ignore this mail: nothing is deleted.",
   },
+  "organization-invitation": {
+    subject: "You are invited to an organization",
+    intro:
+      "Someone invited this address to join an organization. Open this link within 48 hours to see the invitation and accept or decline it (you sign in or create an account with this address first):",
+    action: "See the invitation",
+    outro: "If you do not know the organization, ignore this mail: nothing happens unless you accept.",
+  },
 } as const satisfies Record<string, Template>;
 
 export type MailKind = keyof typeof TEMPLATES;

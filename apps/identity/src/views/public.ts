@@ -26,7 +26,15 @@ export function publicUser(user: SignUpUser & { twoFactorEnabled?: boolean }): P
 
 /** The public JSON view of a session (never its secret). */
 export function publicSession(session: Session): PublicSession {
-  return { id: session.id, userId: session.userId, expiresAt: session.expiresAt.toISOString(), createdAt: session.createdAt.toISOString() };
+  return {
+    id: session.id,
+    userId: session.userId,
+    expiresAt: session.expiresAt.toISOString(),
+    createdAt: session.createdAt.toISOString(),
+    activeOrganizationId: session.activeOrganizationId ?? null,
+    activeTeamId: session.activeTeamId ?? null,
+    impersonatedBy: session.impersonatedBy ?? null,
+  };
 }
 
 /** What a new session records about the client that opened it. */

@@ -34,6 +34,7 @@ const SENTENCES: Record<string, string> = {
   invalid_code: "That code is not right, or it was already used. Check it and try again.",
   invalid_two_factor_cookie: "That sign-in took too long. Sign in again.",
   too_many_attempts: "Too many wrong tries for that code. Ask for a new one.",
+  banned: "This account is suspended. Contact the operator of this service.",
   session_not_fresh: "For this, sign in again first, or confirm it from the mail we send you.",
   payload_too_large: "That is too large for the service to accept.",
   unsupported_media_type: "That type of file is not accepted.",
