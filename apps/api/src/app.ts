@@ -38,6 +38,9 @@ import { OutboundUrlPolicy, type ResolveAll } from "./mcp/outbound-url.js";
 import { mcpServerRoutes, mcpToolRoutes } from "./mcp/routes.js";
 import { McpServersService } from "./mcp/servers.js";
 import { McpToolsService } from "./mcp/tools.js";
+import { type OrganizationDeletionDeps, OrganizationDeletions } from "./organizations/deletion.js";
+import { Memberships } from "./organizations/membership.js";
+import { Places } from "./organizations/places.js";
 import { AgentsService } from "./resources/agents.js";
 import { ChatsService } from "./resources/chats.js";
 import { ProjectsService } from "./resources/projects.js";
@@ -87,11 +90,13 @@ export interface ApiApp {
   oauth: McpOAuthService;
   /** Works off the user deletion outbox (account/user-deletion.ts). */
   deletions: UserDeletions;
+  /** Works off the organization deletion outbox (organizations/deletion.ts). */
+  organizationDeletions: OrganizationDeletions;
   /** Sweeps the upload directory now (at start and on every purge interval otherwise). */
   sweepUploads(): Promise<SweepResult | undefined>;
   /**
    * Starts event delivery (LISTEN), takes the upload directory (lease, sweep) and schedules the
-   * OAuth state purge and the upload sweep.
+   * OAuth state purge, the upload sweep and the organization deletion sweep.
    */
   start(): Promise<void>;
   /** Ends SSE streams and sockets with a reason and stops event delivery. */
@@ -146,7 +151,9 @@ export function createApp(deps: ApiDeps): ApiApp {
   const prisma = db.prisma;
   const push = keySetPush(verifier, logger);
   const store = new FileStore(config.uploadDir);
-  const deletions = new UserDeletions(prisma, store, logger, deleted);
+  const announceDeleted: OrganizationDeletionDeps["announceDeleted"] = (tx, gone) => bus.announceDeleted(tx, gone);
+  const deletions = new UserDeletions(prisma, store, logger, deleted, announceDeleted);
+  const organizationDeletions = new OrganizationDeletions({ prisma, store, logger, announceDeleted });
   const sweep = uploadSweep(store, prisma, logger);
   const bus = new EventBus({
     databaseUrl: config.databaseUrl,
@@ -154,12 +161,17 @@ export function createApp(deps: ApiDeps): ApiApp {
     logger,
     heartbeatMs: config.eventBusHeartbeatMs,
     heartbeatTimeoutMs: config.eventBusHeartbeatTimeoutMs,
-    channels: { ...push.channels, ...deletions.listener.channels },
+    channels: { ...push.channels, ...deletions.listener.channels, ...organizationDeletions.listener.channels },
     onReconnect: push.onReconnect,
-    onListening: deletions.listener.onListening,
+    onListening: () => {
+      deletions.listener.onListening();
+      organizationDeletions.listener.onListening();
+    },
   });
   const box = new SecretBox(config.dataEncryptionKey, "mcp-oauth-tokens");
-  const tasks = new TasksService(prisma, bus);
+  const memberships = new Memberships(prisma);
+  const places = new Places(prisma, memberships);
+  const tasks = new TasksService(prisma, bus, places, store);
   const roles = new RolesService(prisma);
   const policy = new OutboundUrlPolicy({
     allowPrivate: config.mcpAllowPrivateUrls,
@@ -208,12 +220,15 @@ export function createApp(deps: ApiDeps): ApiApp {
   const routes = new RouteTable().add(
     ...meRoutes(signedIn),
     ...taskRoutes(signedIn, { tasks, bus, sse, store, upload: uploadLimits, maxResumeEvents, logger, caps, resume }),
-    ...projectRoutes(signedIn, new ProjectsService(prisma)),
-    ...agentRoutes(signedIn, new AgentsService(prisma)),
-    ...chatRoutes(signedIn, new ChatsService(prisma)),
+    ...projectRoutes(
+      signedIn,
+      new ProjectsService(prisma, { memberships, store, announceDeleted, maxPerOrganization: config.maxProjectsPerOrganization }),
+    ),
+    ...agentRoutes(signedIn, new AgentsService(prisma, places)),
+    ...chatRoutes(signedIn, new ChatsService(prisma, places)),
     ...mcpServerRoutes(signedIn, mcpServers),
     ...mcpToolRoutes(signedIn, tools),
-    ...uploadRoutes(signedIn, { uploads: new UploadsService(prisma, store), limits: uploadLimits }),
+    ...uploadRoutes(signedIn, { uploads: new UploadsService(prisma, store, memberships), limits: uploadLimits }),
     ...generateRoutes(signedIn, { provider: deps.textProvider ?? textProviderFrom(config, deps.fetch), sse, logger, caps }),
     ...mcpOAuthRoutes({ oauth, session, returnUrl: config.mcpReturnUrl, nonceCookie: nonceCookie(config.baseUrl), logger }),
     ...adminRoutes(signedIn, roles),
@@ -242,6 +257,7 @@ export function createApp(deps: ApiDeps): ApiApp {
     routes,
     oauth,
     deletions,
+    organizationDeletions,
     sweepUploads: () => sweep("now"),
     attachWebSocket(server) {
       server.on("upgrade", (req, socket, head) => {
@@ -265,6 +281,8 @@ export function createApp(deps: ApiDeps): ApiApp {
       purge ??= setInterval(() => {
         void purgeStates();
         void sweep("interval");
+        // Catches deletions whose notification no instance heard, and late rows (organizations/deletion.ts).
+        void organizationDeletions.run("interval");
       }, config.purgeIntervalMs);
       purge.unref();
     },
@@ -273,6 +291,7 @@ export function createApp(deps: ApiDeps): ApiApp {
       sse.closeAll(reason);
       ws.closeAll(reason);
       await deletions.close();
+      await organizationDeletions.close();
       await bus.close();
       push.close();
       caps.close();

@@ -142,6 +142,7 @@ const schema = z
     MAX_STREAMS_PER_USER: int(1).default(20).describe("concurrent SSE task streams of one user (429 beyond)"),
     MAX_SOCKETS_PER_USER: int(1).default(20).describe("concurrent WebSockets of one user (429 beyond)"),
     MAX_GENERATIONS_PER_USER: int(1).default(3).describe("concurrent generations of one user (429 beyond)"),
+    MAX_PROJECTS_PER_ORGANIZATION: int(1).default(1_000).describe("projects one organization may hold (409 beyond)"),
     REDIS_URL: z
       .url({ error: "REDIS_URL must be a redis:// or rediss:// URL" })
       .optional()
@@ -238,6 +239,8 @@ export interface ApiConfig {
   resume: { maxBytes: number; maxWaitMs: number };
   /** Concurrent SSE task streams, WebSockets and generations one user may hold (429 beyond). */
   userCaps: { streams: number; sockets: number; generations: number };
+  /** Projects one organization may hold (409 `conflict` beyond). */
+  maxProjectsPerOrganization: number;
   /** Redis holding the per-user counts across instances (in process when unset). */
   redisUrl: string | undefined;
   /** Unsent bytes a WebSocket may hold before it is closed with 1013 (slow reader). */
@@ -300,6 +303,7 @@ export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): A
     sseMaxResumeEvents: env.SSE_MAX_RESUME_EVENTS,
     resume: { maxBytes: env.RESUME_MAX_BYTES, maxWaitMs: env.RESUME_MAX_WAIT_MS },
     userCaps: { streams: env.MAX_STREAMS_PER_USER, sockets: env.MAX_SOCKETS_PER_USER, generations: env.MAX_GENERATIONS_PER_USER },
+    maxProjectsPerOrganization: env.MAX_PROJECTS_PER_ORGANIZATION,
     redisUrl: env.REDIS_URL,
     wsMaxBufferedBytes: env.WS_MAX_BUFFERED_BYTES,
     eventBusHeartbeatMs: env.EVENT_BUS_HEARTBEAT_MS,

@@ -1,6 +1,7 @@
 import { USER_DELETED_CHANNEL, USER_DELETION_TABLE, type UserDeletionRow } from "@app/contracts";
 import { type Db, Prisma } from "@app/db";
 import type { Logger } from "pino";
+import { type Purged, type PurgedTask, purgeProjects, purgeTasks } from "../organizations/content.js";
 import type { FileStore } from "../uploads/file-store.js";
 import { type DeletedUsers, deletedUserOf } from "./deleted-users.js";
 
@@ -42,15 +43,24 @@ export class UserDeletions {
   readonly #store: FileStore;
   readonly #logger: Logger;
   readonly #deleted: DeletedUsers;
+  readonly #announceDeleted: ((tx: Prisma.TransactionClient, tasks: readonly PurgedTask[]) => Promise<void>) | undefined;
   #running: Promise<void> | undefined;
   #again = false;
   #closed = false;
 
-  constructor(prisma: PrismaClient, store: FileStore, logger: Logger, deleted: DeletedUsers) {
+  /** `announceDeleted` tells open streams of organizations' tasks deleted with the user that they are gone. */
+  constructor(
+    prisma: PrismaClient,
+    store: FileStore,
+    logger: Logger,
+    deleted: DeletedUsers,
+    announceDeleted?: (tx: Prisma.TransactionClient, tasks: readonly PurgedTask[]) => Promise<void>,
+  ) {
     this.#prisma = prisma;
     this.#store = store;
     this.#logger = logger;
     this.#deleted = deleted;
+    this.#announceDeleted = announceDeleted;
   }
 
   /**
@@ -135,6 +145,9 @@ export class UserDeletions {
         // file can never outlive its row unnoticed.
         const uploads = await tx.upload.findMany({ where: { userId }, select: { id: true } });
         await this.#store.remove(uploads.map((u) => u.id));
+        const shared = await organizationsWork(tx, userId);
+        await this.#store.remove(shared.uploads);
+        await this.#announceDeleted?.(tx, shared.tasks);
         // Events and messages go with their task, chat messages with their chat, OAuth states with
         // their MCP server (ON DELETE CASCADE, prisma/schema.prisma).
         await tx.task.deleteMany({ where: { userId } });
@@ -153,6 +166,41 @@ export class UserDeletions {
       { timeout: 60_000, maxWait: 10_000 },
     );
   }
+}
+
+/**
+ * The user's part of organizations' projects. Their tasks there go with every attachment (as an
+ * organization's task deletion does), and the messages and events they wrote on other members'
+ * tasks too. The projects they created stay with the organization: handed to its strongest
+ * remaining member (owner, then admin, then member; not one whose account is being deleted), or,
+ * with none left, deleted with everything they hold. Resolves with what was purged; the caller
+ * removes the files and announces the tasks.
+ */
+async function organizationsWork(tx: Prisma.TransactionClient, userId: string): Promise<Purged> {
+  const tasks = await tx.task.findMany({ where: { userId, project: { organizationId: { not: null } } }, select: { id: true } });
+  const purged = await purgeTasks(
+    tx,
+    "id",
+    tasks.map((t) => t.id),
+  );
+  await tx.taskMessage.deleteMany({ where: { userId } });
+  await tx.taskEvent.deleteMany({ where: { userId } });
+  const projects = await tx.project.findMany({
+    where: { userId, organizationId: { not: null } },
+    select: { id: true, organizationId: true },
+  });
+  const orphans: string[] = [];
+  for (const organizationId of new Set(projects.map((p) => p.organizationId as string))) {
+    const [heir] = await tx.$queryRaw<Array<{ user_id: string }>>`
+      SELECT m.user_id FROM organization_membership m
+      WHERE m.organization_id = ${organizationId} AND m.user_id <> ${userId}
+        AND NOT EXISTS (SELECT 1 FROM ${OUTBOX} d WHERE d.user_id = m.user_id)
+      ORDER BY (m.role LIKE '%owner%') DESC, (m.role LIKE '%admin%') DESC, m.user_id LIMIT 1`;
+    if (heir) await tx.project.updateMany({ where: { userId, organizationId }, data: { userId: heir.user_id } });
+    else orphans.push(...projects.filter((p) => p.organizationId === organizationId).map((p) => p.id));
+  }
+  const gone = await purgeProjects(tx, orphans);
+  return { tasks: [...purged.tasks, ...gone.tasks], uploads: [...purged.uploads, ...gone.uploads] };
 }
 
 /** SQLSTATE of the tombstone trigger's refusal (prisma/migrations/20261126000000_api_deleted_user_writes). */

@@ -16,6 +16,11 @@ export interface Announcement {
 /** A local listener of one task's events. */
 export interface TaskListener {
   userId: string;
+  /**
+   * True for a task of an organization (its project's): every member's events reach the listener,
+   * whose user was authorized as a member. Otherwise only the listener's own user's events do.
+   */
+  shared?: boolean;
   onEvent(event: TaskEventView): void;
   /** Called after the LISTEN connection was re-established: events may have been missed. */
   onResync(): void;

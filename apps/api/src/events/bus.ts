@@ -137,6 +137,16 @@ export class EventBus {
     await tx.$executeRaw`SELECT pg_notify(${this.#opts.channel}, ${JSON.stringify(announcement)})`;
   }
 
+  /** Announces `task.deleted` for many tasks at once (a project's or an organization's), a statement per 500. */
+  async announceDeleted(tx: Prisma.TransactionClient, tasks: ReadonlyArray<{ id: string; userId: string }>): Promise<void> {
+    for (let i = 0; i < tasks.length; i += 500) {
+      const notes = tasks
+        .slice(i, i + 500)
+        .map((t) => JSON.stringify({ taskId: t.id, userId: t.userId, type: "task.deleted", data: { id: t.id } }));
+      await tx.$executeRaw`SELECT pg_notify(${this.#opts.channel}, note) FROM unnest(${notes}::text[]) AS note`;
+    }
+  }
+
   /**
    * One page of a task's stored events after `afterId`, oldest first (keyset by event id). Each page
    * is one short query, so a long catch-up holds no pool connection between pages. With `maxBytes`,
@@ -283,7 +293,7 @@ export class EventBus {
     }
     if (!event) return;
     for (const listener of [...listeners]) {
-      if (listener.userId !== note.userId) continue;
+      if (!listener.shared && listener.userId !== note.userId) continue;
       try {
         listener.onEvent(event);
       } catch (error) {

@@ -27,6 +27,8 @@ export interface ResumeGate {
 export interface TaskFeedOptions {
   taskId: string;
   userId: string;
+  /** A task of an organization: every member's events are delivered (events/bus-types.ts, TaskListener). */
+  shared?: boolean | undefined;
   /** Resume point: deliver stored events after this id first. Absent: only events from now on. */
   afterId?: bigint | undefined;
   /**
@@ -127,6 +129,7 @@ export async function openTaskFeed(bus: EventBus, options: TaskFeedOptions): Pro
   last = options.afterId ?? (await bus.latestId(options.taskId));
   const unsubscribe = await bus.subscribe(options.taskId, {
     userId: options.userId,
+    shared: options.shared === true,
     onEvent: (event) => {
       if (catchingUp > 0) buffer.push(event);
       else void Promise.resolve(emit(event)).catch((error: unknown) => options.onError?.(error));

@@ -31,8 +31,11 @@ export const ACCOUNT_DELETED_CLOSE = { code: 4003, reason: "account deleted" } a
 /** Options of {@link WsHub}. */
 export interface WsHubDeps {
   bus: EventBus;
-  /** Whether a task is the user's (tasks/service.ts): a socket subscribes only to its own tasks. */
-  tasks: { owns(userId: string, taskId: string): Promise<boolean> };
+  /**
+   * Whether the user may read a task (tasks/service.ts): their own, or one of an organization they
+   * are a member of (`shared`: every member's events); undefined otherwise.
+   */
+  tasks: { readable(userId: string, taskId: string): Promise<{ shared: boolean } | undefined> };
   logger: Logger;
   pingMs?: number;
   maxBufferedBytes?: number;
@@ -47,8 +50,8 @@ export interface WsHubDeps {
 
 /**
  * WebSocket sessions carrying task events. A client sends `{type:"subscribe", taskId, lastEventId?}`
- * for its own tasks (another user's task answers an `error` with code `not_found`), receives
- * `{type:"event", event}` for each, and can `unsubscribe` or `ping`. Every handler runs in a request
+ * for a task it may read, its own or one of its organizations' (any other task answers an `error`
+ * with code `not_found`), receives `{type:"event", event}` for each, and can `unsubscribe` or `ping`. Every handler runs in a request
  * context tagged with the socket's user, so log lines carry `userId` like HTTP ones. A socket is
  * closed with 4001 when its token expires, with 4003 when its account is deleted and with 1013
  * when it reads too slowly.
@@ -168,7 +171,8 @@ export class WsHub {
   async #subscribe(s: Session, slot: Slot, msg: Extract<WsClientMessage, { type: "subscribe" }>): Promise<boolean> {
     const { taskId } = msg;
     const gone = () => slot.released || s.closed;
-    if (!(await this.deps.tasks.owns(s.auth.userId, taskId))) {
+    const reader = await this.deps.tasks.readable(s.auth.userId, taskId);
+    if (!reader) {
       if (s.slots.get(taskId) === slot) s.slots.delete(taskId);
       if (!gone()) s.send({ type: "error", code: "not_found", message: "task not found", taskId });
       return false;
@@ -188,6 +192,7 @@ export class WsHub {
     const feed = await openTaskFeed(this.deps.bus, {
       taskId,
       userId: s.auth.userId,
+      shared: reader.shared,
       afterId: parseEventId(msg.lastEventId),
       maxResumeEvents: this.deps.maxResumeEvents,
       signal: slot.left.signal,

@@ -5,9 +5,9 @@ import { jsonBody } from "../entry/body.js";
 import { requireAuth } from "../entry/stream-auth.js";
 import { type Page, pageResponse } from "../lib/pagination.js";
 
-/** A service with the five CRUD operations of one user-owned resource. */
-export interface CrudService<V, C, U> {
-  list(userId: string, query: PageQuery): Promise<Page<V>>;
+/** A service with the five CRUD operations of one resource. */
+export interface CrudService<V, C, U, Q extends PageQuery = PageQuery> {
+  list(userId: string, query: Q): Promise<Page<V>>;
   create(userId: string, body: C): Promise<V>;
   get(userId: string, id: string): Promise<V>;
   update(userId: string, id: string, body: U): Promise<V>;
@@ -15,7 +15,7 @@ export interface CrudService<V, C, U> {
 }
 
 /** Schemas and names of one CRUD resource. */
-export interface CrudResource<C extends z.ZodType, U extends z.ZodType> {
+export interface CrudResource<C extends z.ZodType, U extends z.ZodType, Q extends z.ZodType<PageQuery> = typeof pageQuery> {
   /** Collection path, e.g. `/api/projects`. */
   path: string;
   tag: string;
@@ -24,17 +24,21 @@ export interface CrudResource<C extends z.ZodType, U extends z.ZodType> {
   view: z.ZodType;
   create: C;
   update: U;
+  /** Query of the list (default: the page query alone). */
+  listQuery?: Q;
+  /** Summary of the list when it says more than "newest first". */
+  listSummary?: string;
 }
 
 /**
  * The five JSON routes of a resource: `GET path` (200, paginated array), `POST path` (201),
  * `GET path/:id` (200), `PATCH path/:id` (200), `DELETE path/:id` (204). Every one is
- * bearer-authenticated; another user's row answers 404.
+ * bearer-authenticated; a row the caller may not see answers 404 (the service decides).
  */
-export function crudRoutes<V, C extends z.ZodType, U extends z.ZodType>(
+export function crudRoutes<V, C extends z.ZodType, U extends z.ZodType, Q extends z.ZodType<PageQuery> = typeof pageQuery>(
   bearer: Guard,
-  r: CrudResource<C, U>,
-  service: CrudService<V, z.output<C>, z.output<U>>,
+  r: CrudResource<C, U, Q>,
+  service: CrudService<V, z.output<C>, z.output<U>, z.output<Q>>,
 ): AnyRoute[] {
   const one = `${r.path}/:id`;
   const user = (req: Parameters<typeof requireAuth>[0]) => requireAuth(req).userId;
@@ -43,12 +47,12 @@ export function crudRoutes<V, C extends z.ZodType, U extends z.ZodType>(
       method: "get",
       path: r.path,
       tag: r.tag,
-      summary: `List ${r.noun}s (newest first)`,
+      summary: r.listSummary ?? `List ${r.noun}s (newest first)`,
       paginated: true,
-      query: pageQuery,
+      query: r.listQuery ?? pageQuery,
       response: r.view.array(),
       guards: [bearer],
-      handler: async (ctx) => pageResponse(await service.list(user(ctx.req), ctx.query), ctx),
+      handler: async (ctx) => pageResponse(await service.list(user(ctx.req), ctx.query as z.output<Q>), ctx),
     }),
     defineRoute({
       method: "post",

@@ -8,6 +8,8 @@ import {
   createProjectBody,
   idParams,
   pageQuery,
+  projectContentQuery,
+  projectListQuery,
   projectSchema,
   updateAgentBody,
   updateChatBody,
@@ -22,11 +24,27 @@ import type { ChatsService } from "./chats.js";
 import { crudRoutes } from "./crud.js";
 import type { ProjectsService } from "./projects.js";
 
-/** JSON CRUD for projects: /api/projects[/:id]. */
+/** What a list of a project's content says about `?projectId=`. */
+const IN_PROJECT = "`?projectId=` a project's (every member's in an organization's), else your own outside organizations";
+
+/**
+ * JSON CRUD for projects: /api/projects[/:id]. `?organizationId=` and `organizationId` in the body
+ * name an organization's projects (organizations/membership.ts: members read, admins manage,
+ * owners delete).
+ */
 export function projectRoutes(bearer: Guard, projects: ProjectsService): AnyRoute[] {
   return crudRoutes(
     bearer,
-    { path: "/api/projects", tag: "projects", noun: "project", view: projectSchema, create: createProjectBody, update: updateProjectBody },
+    {
+      path: "/api/projects",
+      tag: "projects",
+      noun: "project",
+      view: projectSchema,
+      create: createProjectBody,
+      update: updateProjectBody,
+      listQuery: projectListQuery,
+      listSummary: "List projects (newest first): `?organizationId=` an organization's (its members only), else your own",
+    },
     projects,
   );
 }
@@ -35,7 +53,16 @@ export function projectRoutes(bearer: Guard, projects: ProjectsService): AnyRout
 export function agentRoutes(bearer: Guard, agents: AgentsService): AnyRoute[] {
   return crudRoutes(
     bearer,
-    { path: "/api/agents", tag: "agents", noun: "agent", view: agentSchema, create: createAgentBody, update: updateAgentBody },
+    {
+      path: "/api/agents",
+      tag: "agents",
+      noun: "agent",
+      view: agentSchema,
+      create: createAgentBody,
+      update: updateAgentBody,
+      listQuery: projectContentQuery,
+      listSummary: `List agents (newest first): ${IN_PROJECT}`,
+    },
     agents,
   );
 }
@@ -45,7 +72,16 @@ export function chatRoutes(bearer: Guard, chats: ChatsService): AnyRoute[] {
   return [
     ...crudRoutes(
       bearer,
-      { path: "/api/chats", tag: "chats", noun: "chat", view: chatSchema, create: createChatBody, update: updateChatBody },
+      {
+        path: "/api/chats",
+        tag: "chats",
+        noun: "chat",
+        view: chatSchema,
+        create: createChatBody,
+        update: updateChatBody,
+        listQuery: projectContentQuery,
+        listSummary: `List chats (newest first): ${IN_PROJECT}`,
+      },
       chats,
     ),
     defineRoute({

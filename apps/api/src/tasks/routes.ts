@@ -3,12 +3,14 @@ import {
   createTaskMessageBody,
   idParams,
   pageQuery,
+  projectContentQuery,
   type TaskEventView,
   taskMessageSchema,
   taskSchema,
   updateTaskBody,
 } from "@app/contracts";
 import { type AnyRoute, defineRoute, type Guard } from "@app/http-kit";
+import type { Request } from "express";
 import type { Logger } from "pino";
 import { jsonBody } from "../entry/body.js";
 import { requireAuth, streamAuth } from "../entry/stream-auth.js";
@@ -18,13 +20,12 @@ import { openTaskFeed, parseEventId } from "../events/feed.js";
 import { closedStream, type SseHub, type SseStream } from "../events/sse.js";
 import { tokenExpiry } from "../lib/expiry.js";
 import { pageResponse } from "../lib/pagination.js";
-import { notFound } from "../lib/refs.js";
 import type { ResumeBudget } from "../lib/resume-budget.js";
 import { releaseOnClose, type UserCaps } from "../lib/user-caps.js";
 import { crudRoutes } from "../resources/crud.js";
 import type { FileStore } from "../uploads/file-store.js";
 import { multipart, receivedFiles } from "../uploads/multipart-guard.js";
-import type { TasksService } from "./service.js";
+import type { TaskAccess, TasksService } from "./service.js";
 
 /** Most attachments on one task message. */
 export const MAX_MESSAGE_FILES = 10;
@@ -52,19 +53,31 @@ export interface TaskRouteDeps {
  */
 export function taskRoutes(bearer: Guard, deps: TaskRouteDeps): AnyRoute[] {
   const { tasks, bus, sse, store } = deps;
+  // The multipart guard's authorization, which the handler reuses: one membership read a request.
+  const admitted = new WeakMap<Request, TaskAccess>();
   const messageBody = multipart({
     store,
     limits: { ...deps.upload, maxFiles: MAX_MESSAGE_FILES },
     body: { schema: createTaskMessageBody, from: (fields) => ({ text: fields.text }) },
-    // Refuse before accepting a single byte of a file for a task that is not the caller's.
+    // Refuse before accepting a single byte of a file for a task the caller may not write.
     admit: async (req) => {
-      if (!(await tasks.owns(requireAuth(req).userId, String(req.params.id)))) throw notFound("task");
+      admitted.set(req, await tasks.authorize(requireAuth(req).userId, String(req.params.id), "write"));
     },
     otherwise: jsonBody,
   });
   const crud = crudRoutes(
     bearer,
-    { path: "/api/tasks", tag: "tasks", noun: "task", view: taskSchema, create: createTaskBody, update: updateTaskBody },
+    {
+      path: "/api/tasks",
+      tag: "tasks",
+      noun: "task",
+      view: taskSchema,
+      create: createTaskBody,
+      update: updateTaskBody,
+      listQuery: projectContentQuery,
+      listSummary:
+        "List tasks (newest first): `?projectId=` a project's (every member's in an organization's), else your own outside organizations",
+    },
     tasks,
   );
   const listMessages = defineRoute({
@@ -95,7 +108,7 @@ export function taskRoutes(bearer: Guard, deps: TaskRouteDeps): AnyRoute[] {
       const files = receivedFiles(req);
       if (!files) return tasks.addMessage(userId, params.id, body.text);
       try {
-        return await tasks.addMessage(userId, params.id, body.text, files);
+        return await tasks.addMessage(userId, params.id, body.text, files, admitted.get(req));
       } catch (error) {
         await store.remove(files.map((f) => f.id));
         throw error;
@@ -114,7 +127,7 @@ export function taskRoutes(bearer: Guard, deps: TaskRouteDeps): AnyRoute[] {
     handler: async ({ req, res, params }) => {
       const { userId, claims } = requireAuth(req);
       const { id } = params;
-      if (!(await tasks.owns(userId, id))) throw notFound("task");
+      const { place } = await tasks.authorize(userId, id, "read");
       // One slot per open stream, returned when the response closes, on every path (ended,
       // client gone, error answered before the stream started).
       const lease = await deps.caps.acquire("streams", userId);
@@ -140,6 +153,7 @@ export function taskRoutes(bearer: Guard, deps: TaskRouteDeps): AnyRoute[] {
       const feed = await openTaskFeed(bus, {
         taskId: id,
         userId,
+        shared: place.organizationId !== null,
         afterId,
         deliver,
         maxResumeEvents: deps.maxResumeEvents,

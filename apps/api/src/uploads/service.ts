@@ -3,6 +3,7 @@ import type { PageQuery, UploadView } from "@app/contracts";
 import type { Prisma, PrismaClient } from "@app/db";
 import { keysetPage, type Page } from "../lib/pagination.js";
 import { notFound } from "../lib/refs.js";
+import type { Memberships } from "../organizations/membership.js";
 import type { FileStore } from "./file-store.js";
 import type { ReceivedFile } from "./multipart.js";
 
@@ -27,12 +28,15 @@ export interface OpenedUpload {
 /**
  * Uploaded files: rows in `upload`, bytes in the {@link FileStore}. Someone else's upload is "not found".
  * The list and delete cover the files uploaded on their own (POST /api/uploads): an attachment
- * belongs to its task message (tasks/service.ts) and is listed and kept with it.
+ * belongs to its task message (tasks/service.ts) and is listed and kept with it. An attachment to
+ * a task of an organization's project is every member's to download, and no one else's, its
+ * uploader included once out of the organization.
  */
 export class UploadsService {
   constructor(
     private readonly prisma: PrismaClient,
     readonly store: FileStore,
+    private readonly memberships: Memberships,
   ) {}
 
   /** Records a stored file; deletes its bytes if the row cannot be written. */
@@ -70,10 +74,15 @@ export class UploadsService {
     await this.store.remove([id]);
   }
 
-  /** Opens the user's upload for streaming. */
+  /** Opens an upload the user may read for streaming (one read, and one of the membership for an organization's attachment). */
   async open(userId: string, id: string): Promise<OpenedUpload> {
-    const row = await this.prisma.upload.findFirst({ where: { id, userId } });
+    const row = await this.prisma.upload.findUnique({
+      where: { id },
+      include: { taskMessage: { select: { task: { select: { project: { select: { organizationId: true } } } } } } },
+    });
     if (!row) throw notFound("upload");
+    const organizationId = row.taskMessage?.task.project?.organizationId ?? null;
+    await this.memberships.require(userId, { at: { userId: row.userId, organizationId }, action: "read", kind: "upload" });
     const file = await this.store.open(row.id);
     if (!file) throw notFound("upload");
     return { upload: uploadView(row), stream: file.stream };
