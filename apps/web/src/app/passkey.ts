@@ -39,34 +39,25 @@ export async function addPasskey(client: AppClient, name?: string): Promise<void
   const options = await client.auth.passkey.registrationOptions();
   let response: Awaited<ReturnType<typeof startRegistration>>;
   try {
-    response = await startRegistration({ optionsJSON: options as unknown as PublicKeyCredentialCreationOptionsJSON });
+    response = await startRegistration({ optionsJSON: options as PublicKeyCredentialCreationOptionsJSON });
   } catch (error) {
     throw ceremonyError(error);
   }
   await client.auth.passkey.verifyRegistration({ response, ...(name ? { name } : {}) });
 }
 
-/**
- * Signs in with a passkey. `autofill` waits for the user to pick one in the email field's
- * suggestions (conditional mediation) instead of opening the browser's dialog; `optionsFetched`
- * is told once the options are in, since a later options call replaces this ceremony's challenge.
- */
-export async function signInWithPasskey(client: AppClient, autofill = false, optionsFetched?: () => void): Promise<SignInResult> {
-  let options: Awaited<ReturnType<AppClient["auth"]["passkey"]["authenticationOptions"]>>;
+/** Runs the browser's sign-in ceremony with the service's options. */
+async function assertion(options: unknown, autofill: boolean): Promise<Awaited<ReturnType<typeof startAuthentication>>> {
   try {
-    options = await client.auth.passkey.authenticationOptions();
-  } finally {
-    optionsFetched?.();
-  }
-  let response: Awaited<ReturnType<typeof startAuthentication>>;
-  try {
-    response = await startAuthentication({
-      optionsJSON: options as unknown as PublicKeyCredentialRequestOptionsJSON,
-      useBrowserAutofill: autofill,
-    });
+    return await startAuthentication({ optionsJSON: options as PublicKeyCredentialRequestOptionsJSON, useBrowserAutofill: autofill });
   } catch (error) {
     throw ceremonyError(error);
   }
+}
+
+/** Signs in with a passkey through the browser's dialog. */
+export async function signInWithPasskey(client: AppClient): Promise<SignInResult> {
+  const response = await assertion(await client.auth.passkey.authenticationOptions(), false);
   return client.auth.passkey.signIn(response);
 }
 
@@ -74,7 +65,7 @@ export async function signInWithPasskey(client: AppClient, autofill = false, opt
 export interface PasskeyAutofill {
   /**
    * Settles once the autofill ceremony has its options (or is not offered): a passkey button
-   * waits for it, so its own challenge is the one identity keeps.
+   * waits for it, since identity keeps the challenge of the latest options call only.
    */
   ready: Promise<void>;
   /** Stops waiting (the page is left). */
@@ -83,8 +74,9 @@ export interface PasskeyAutofill {
 
 /**
  * Offers the account's passkeys in the suggestions of the field marked `autocomplete="… webauthn"`
- * where the browser supports it; `onResult` gets the sign-in, `onError` a failure other than
- * being superseded by another ceremony.
+ * where the browser supports it. Nothing shows until the user picks a passkey: the offer that
+ * cannot start (no support, options refused) or ends unpicked stays silent; once a passkey is
+ * picked, `onResult` gets the sign-in or `onError` its failure.
  */
 export function offerPasskeyAutofill(
   client: AppClient,
@@ -96,15 +88,22 @@ export function offerPasskeyAutofill(
   const ready = new Promise<void>((resolve) => {
     fetched = resolve;
   });
-  void browserSupportsWebAuthnAutofill()
-    .then(async (supported) => {
-      if (!supported || stopped) return fetched();
-      onResult(await signInWithPasskey(client, true, fetched));
-    })
-    .catch((error: unknown) => {
-      fetched();
-      if (!stopped && !wasSuperseded(error)) onError(error);
-    });
+  const offer = async () => {
+    if (!(await browserSupportsWebAuthnAutofill()) || stopped) return;
+    const options = await client.auth.passkey.authenticationOptions().catch(() => undefined);
+    fetched();
+    if (!options || stopped) return;
+    const response = await assertion(options, true).catch(() => undefined);
+    if (!response || stopped) return;
+    try {
+      onResult(await client.auth.passkey.signIn(response));
+    } catch (error) {
+      if (!stopped) onError(error);
+    }
+  };
+  void offer()
+    .catch(() => undefined)
+    .finally(() => fetched());
   return {
     ready,
     stop: () => {
