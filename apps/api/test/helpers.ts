@@ -20,6 +20,10 @@ export interface TestApi {
   api: ApiApp;
   /** The API's own connection (database role auth_api, as in production). */
   db: CountedDb;
+  /** The database's admin URL (identity's tables included), for seeding rows across the boundary. */
+  adminUrl: string | undefined;
+  /** Runs `fn` and returns the SQL text of every statement the API's pool sent meanwhile. */
+  statementsOf(fn: () => Promise<unknown>): Promise<string[]>;
   config: ApiConfig;
   stub: IdentityStub;
   logs: string[];
@@ -63,6 +67,16 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
   });
   const logger = createLogger({ name: "api-test", level: options.logLevel ?? "info", destination });
   const db = createCountedDb(databaseUrl, { connectionTimeoutMillis: 1_000 });
+  // Statement texts, recorded only inside statementsOf (registered before any connection opens).
+  let recording: string[] | undefined;
+  db.pool.on("connect", (client) => {
+    const send = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const first = args[0] as string | { text?: string };
+      recording?.push(typeof first === "string" ? first : String(first?.text));
+      return send(...args);
+    };
+  });
   // Users are identity's rows: tests create them through the admin URL, as sign-up would.
   const seed = database ? createDb(database.url, { max: 1 }) : undefined;
   const api = createApp({ config, db, logger, ...options.deps });
@@ -74,6 +88,17 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     url: `http://127.0.0.1:${port}`,
     api,
     db,
+    adminUrl: database?.url,
+    async statementsOf(fn) {
+      const seen: string[] = [];
+      recording = seen;
+      try {
+        await fn();
+      } finally {
+        recording = undefined;
+      }
+      return seen;
+    },
     config,
     stub,
     logs,
