@@ -71,12 +71,16 @@ export function passkeysSection(ctx: AppContext): { element: HTMLElement; stop()
     h("button", { type: "submit" }, "Add a passkey"),
     formSummary(),
   );
-  onSubmit(add, async () => {
-    await addPasskey(ctx.client, field(add, "name").trim() || undefined);
-    add.reset();
-    await list.reload();
-    ctx.showNotice("The passkey is added: you can sign in with it.");
-  });
+  onSubmit(
+    add,
+    async () => {
+      await addPasskey(ctx.client, field(add, "name").trim() || undefined);
+      add.reset();
+      await list.reload();
+      ctx.showNotice("The passkey is added: you can sign in with it.");
+    },
+    { session_not_fresh: "Adding a passkey needs a recent sign-in: sign out, sign in again, then add it." },
+  );
   const unsupported = h("p", { class: "muted", id: "passkeys-unsupported" }, "This browser cannot make or use passkeys.");
 
   const element = h(
