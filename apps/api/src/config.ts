@@ -93,7 +93,7 @@ const schema = z
       .describe("largest request head, so an oversized token gets the verifier's 401 rather than a bare 431"),
     PURGE_INTERVAL_MS: int(100)
       .default(10 * 60 * 1000)
-      .describe("interval of the expired MCP OAuth state purge"),
+      .describe("interval of the expired MCP OAuth state purge, the upload sweep and the organization deletion sweep"),
     VERIFY_CACHE: flag.default("true").describe("cache verified tokens until they expire"),
     CORS_ORIGINS: originList.meta({
       description: "comma-separated origins allowed with credentials (besides the base URL's)",

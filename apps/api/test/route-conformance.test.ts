@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { createDb } from "@app/db";
 import { redactUrl, routeKey } from "@app/http-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpServerFixture, startMcpServer } from "./fixtures/mcp-server.js";
@@ -50,6 +52,19 @@ function form(fields: Record<string, string>, file?: { field: string; content: s
   return f;
 }
 
+/** An organization owned by `u`, written as identity writes it. */
+async function organization(u: User): Promise<string> {
+  const admin = createDb(t.adminUrl ?? "", { max: 1 });
+  try {
+    const id = randomUUID();
+    await admin.prisma.organization.create({ data: { id, name: "Org", slug: `org-${id}` } });
+    await admin.prisma.member.create({ data: { id: randomUUID(), organizationId: id, userId: u.id, role: "owner" } });
+    return id;
+  } finally {
+    await admin.close();
+  }
+}
+
 /** The browser's MCP connection: authorize (session cookie), the fixture's approval, the callback. */
 async function connect(u: User, serverId: string): Promise<void> {
   const start = await authorize(t, serverId, { cookie: t.stub.addSession(u) });
@@ -86,6 +101,18 @@ describe("route conformance", () => {
     const chatId = await crud(u, "/api/chats", { title: "c" }, { title: "c2" });
     await call(u, "POST", `/api/chats/${chatId}/messages`, 201, { role: "user", content: "hi" });
     await call(u, "GET", `/api/chats/${chatId}/messages`, 200);
+
+    // The organization variants: a project of an organization, its list, and lists by project.
+    const organizationId = await organization(u);
+    const shared = await call(u, "POST", "/api/projects", 201, { name: "shared", organizationId });
+    await call(u, "GET", `/api/projects?organizationId=${organizationId}`, 200);
+    await call(u, "PATCH", `/api/projects/${shared.id}`, 200, { organizationId: await organization(u) });
+    const sharedTask = await call(u, "POST", "/api/tasks", 201, { title: "shared", projectId: shared.id });
+    await call(u, "POST", "/api/chats", 201, { projectId: shared.id });
+    await call(u, "POST", "/api/agents", 201, { name: "shared", projectId: shared.id });
+    for (const list of ["tasks", "chats", "agents"]) await call(u, "GET", `/api/${list}?projectId=${shared.id}`, 200);
+    await call(u, "DELETE", `/api/tasks/${sharedTask.id}`, 204);
+    await call(u, "DELETE", `/api/projects/${shared.id}`, 204);
 
     const serverId = await crud(u, "/api/mcp-servers", { name: "m", url: mcp.url }, { name: "m2" });
     await connect(u, serverId);
