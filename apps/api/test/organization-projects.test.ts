@@ -50,6 +50,11 @@ describe("an organization's projects", () => {
     expect((await call(t, o.outsider, "POST", "/api/projects", { name: "x", organizationId: o.org })).status).toBe(404);
     expect((await call(t, o.outsider, "GET", `/api/projects?organizationId=no-such-org`)).status).toBe(404);
     expect((await call(t, o.outsider, "GET", `/api/projects/${made.id}`)).status).toBe(404);
+    // Text no id has is bad input, not a lookup.
+    for (const path of ["/api/projects?organizationId=a%00b", "/api/tasks?projectId=%1B"]) {
+      const bad = await call(t, o.member, "GET", path);
+      expect([path, bad.status, bad.code]).toEqual([path, 400, "validation_failed"]);
+    }
     // The creator's own list holds only projects outside organizations.
     expect(await expectCall<Project[]>(t, o.member, "GET", "/api/projects", 200)).toEqual([]);
   });
