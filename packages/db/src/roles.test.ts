@@ -23,6 +23,7 @@ const IDENTITY_TABLES = [
   "invitation",
   "team",
   "team_member",
+  "oauth_payload",
 ];
 /** Identity's, with the narrow grants prisma/migrations/*_account_lifecycle gives the API. */
 const IDENTITY_SHARED = ["user_directory", "user_deletion", "organization_membership", "organization_deletion"];
