@@ -71,6 +71,15 @@ describe("gateway", () => {
     expect(((await other.json()) as { error: { code: string } }).error.code).toBe("not_found");
   });
 
+  it("routes the authorization server's discovery to identity and the protected resource metadata to the API", async () => {
+    const nameAt = async (path: string) => ((await (await fetch(`${base}${path}`)).json()) as { name: string }).name;
+    expect(await nameAt("/.well-known/oauth-authorization-server")).toMatch(/^identity-/);
+    expect(await nameAt("/.well-known/openid-configuration")).toMatch(/^identity-/);
+    expect(await nameAt("/.well-known/oauth-protected-resource/api/mcp")).toBe("api");
+    expect((await fetch(`${base}/.well-known/other`)).status).toBe(404);
+    expect((await fetch(`${base}/.well-known/openid-configuration-x`)).status).toBe(404);
+  });
+
   it("refuses ambiguous paths instead of letting the upstream normalise them", async () => {
     // Raw requests: fetch would normalise the dot segments before sending them.
     const raw = (path: string) =>

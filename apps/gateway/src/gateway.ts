@@ -91,6 +91,19 @@ function isAuthPath(url: string | undefined): boolean {
   return path === AUTH_BASE_PATH || path.startsWith(`${AUTH_BASE_PATH}/`);
 }
 
+/**
+ * The discovery documents of the authorization server (RFC 8414, OpenID Connect Discovery) are
+ * identity's; the protected resource metadata of `/api/mcp` (RFC 9728) is the API's. Both live at
+ * the root, as those specifications place them.
+ */
+const WELL_KNOWN_IDENTITY = ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"];
+const WELL_KNOWN_API = ["/.well-known/oauth-protected-resource"];
+
+function underOneOf(url: string | undefined, prefixes: readonly string[]): boolean {
+  const path = (url ?? "/").split("?")[0] ?? "/";
+  return prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
 function notFound(req: IncomingMessage, url: string): AppError {
   return new AppError("not_found", `no route for ${req.method} ${url.split("?")[0]}`);
 }
@@ -161,7 +174,9 @@ export function createGateway(options: GatewayOptions): Server {
       if (mailbox && !devMailHostAllowed(req.headers.host, options.baseUrl)) {
         return writeError(res, new AppError("forbidden", "the development mailbox answers only on the base URL's host or localhost"));
       }
-      const route = isAuthPath(url) ? identity : isApiPath(url) ? api : mailbox;
+      const toIdentity = isAuthPath(url) || underOneOf(url, WELL_KNOWN_IDENTITY);
+      const toApi = isApiPath(url) || underOneOf(url, WELL_KNOWN_API);
+      const route = toIdentity ? identity : toApi ? api : mailbox;
       if (!route) return writeError(res, notFound(req, url));
       lingerAfterResponse(req, res, linger);
       void route(req, res, (error?: unknown) => {
