@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { type OrganizationHousekeeping, organizationHousekeepingOf } from "./organizations/deletion.js";
 import type { IdentityService } from "./services/identity.js";
 
 /** What one housekeeping round did. */
@@ -12,6 +13,10 @@ export interface HousekeepingResult {
   completedDeletions: number;
   /** Finished outbox rows past the mail budget's window (services/mail-outbox.ts). */
   purgedMails: number;
+  /** Organizations deleted once the API finished their deletion (organizations/deletion.ts). */
+  completedOrganizationDeletions: number;
+  /** Invitations long past their expiry, whatever became of them. */
+  purgedInvitations: number;
 }
 
 /** What housekeeping works on (the mailed tokens and deletions are optional for older callers). */
@@ -21,14 +26,16 @@ type HousekeepingService = Pick<IdentityService, "sessions" | "keys"> &
 /**
  * One round of the identity's periodic work: delete expired sessions, challenges, trusted devices
  * and mailed tokens, delete
- * finished outbox rows the mail budget no longer counts, delete the users whose deletion the API has
- * finished (services/account-settings.ts), retire keys whose overlap has passed, and rotate the
- * signing key when `keyRotationMs` (> 0) says it is due. Each step logs its own failure (a
- * database outage) and the round goes on; it never throws.
+ * finished outbox rows the mail budget no longer counts, delete the users and the organizations
+ * whose deletion the API has finished (services/account-settings.ts, organizations/deletion.ts)
+ * and invitations long expired, retire keys whose overlap has passed, and rotate the signing key
+ * when `keyRotationMs` (> 0) says it is due. Each step logs its own failure (a database outage)
+ * and the round goes on; it never throws. The organizations' work is `options.organizations`, or
+ * what the app built with `service` registered (organizations/routes.ts).
  */
 export async function runHousekeeping(
   service: HousekeepingService,
-  options: { logger: Logger; keyRotationMs: number },
+  options: { logger: Logger; keyRotationMs: number; organizations?: OrganizationHousekeeping | undefined },
 ): Promise<HousekeepingResult> {
   const { logger } = options;
   const attempt = async <T>(what: string, run: () => Promise<T>, fallback: T): Promise<T> => {
@@ -47,10 +54,27 @@ export async function runHousekeeping(
   const purgedMails = mailOutbox ? await attempt("mail outbox purge", () => mailOutbox.purgeFinished(), 0) : 0;
   const completedDeletions = settings ? await attempt("account deletion", () => settings.completeDeletions(), 0) : 0;
   if (completedDeletions) logger.info({ deleted: completedDeletions }, "deleted accounts removed after the API finished");
+  const organizations = options.organizations ?? organizationHousekeepingOf(service);
+  const completedOrganizationDeletions = organizations
+    ? await attempt("organization deletion", () => organizations.completeDeletions(), 0)
+    : 0;
+  if (completedOrganizationDeletions)
+    logger.info({ deleted: completedOrganizationDeletions }, "deleted organizations removed after the API finished");
+  const purgedInvitations = organizations ? await attempt("invitation purge", () => organizations.purgeInvitations(), 0) : 0;
   const rotated = await attempt("key rotation", () => service.keys.rotateIfDue(options.keyRotationMs), undefined);
   const retiredKeys = await attempt("key retirement", () => service.keys.retireExpired(), 0);
   if (retiredKeys) logger.info({ retired: retiredKeys }, "superseded signing keys retired");
-  return { purgedSessions, purgedChallenges, retiredKeys, rotatedKid: rotated?.kid, purgedTokens, completedDeletions, purgedMails };
+  return {
+    purgedSessions,
+    purgedChallenges,
+    retiredKeys,
+    rotatedKid: rotated?.kid,
+    purgedTokens,
+    completedDeletions,
+    purgedMails,
+    completedOrganizationDeletions,
+    purgedInvitations,
+  };
 }
 
 /**
@@ -59,7 +83,7 @@ export async function runHousekeeping(
  */
 export function startHousekeeping(
   service: HousekeepingService,
-  options: { logger: Logger; keyRotationMs: number; intervalMs: number },
+  options: { logger: Logger; keyRotationMs: number; intervalMs: number; organizations?: OrganizationHousekeeping | undefined },
 ): () => void {
   const round = () => void runHousekeeping(service, options);
   const timer = setInterval(round, options.intervalMs);

@@ -1,7 +1,32 @@
 import type { AnyRoute } from "@app/http-kit";
 import type { FeatureDeps } from "../features.js";
+import { OrganizationHousekeeping, registerOrganizationHousekeeping } from "./deletion.js";
+import { invitationRoutes } from "./invitation-routes.js";
+import { Invitations } from "./invitations.js";
+import { memberRoutes } from "./member-routes.js";
+import { Members } from "./members.js";
+import { organizationCrudRoutes } from "./org-routes.js";
+import { Organizations } from "./organizations.js";
+import { orgGuards } from "./route-kit.js";
+import { teamRoutes } from "./team-routes.js";
+import { Teams } from "./teams.js";
 
-/** The routes of organizations, members, invitations and teams. */
-export function organizationRoutes(_deps: FeatureDeps): AnyRoute[] {
-  return [];
+/**
+ * The routes of organizations, members, invitations and teams, on better-auth 1.7's
+ * `organization` plugin's paths, bodies and answers with `teams: { enabled: true }`, so its
+ * `organizationClient` works unchanged (docs/organizations.md). Every route is signed in; the
+ * active organization and team live on the session row, never in the JWT, and every request
+ * reads the membership afresh. The organizations' housekeeping (deletions the API finished, old
+ * invitations) is registered with the app's service for the server's housekeeping round.
+ */
+export function organizationRoutes(deps: FeatureDeps): AnyRoute[] {
+  const { prisma, now } = deps;
+  registerOrganizationHousekeeping(deps.service, new OrganizationHousekeeping({ prisma, now }));
+  const g = orgGuards(deps.guards);
+  return [
+    ...organizationCrudRoutes(new Organizations({ prisma }), g),
+    ...memberRoutes(new Members({ prisma }), g),
+    ...invitationRoutes(new Invitations({ prisma, now, outbox: deps.service.mailOutbox, baseUrl: deps.config.baseUrl }), g),
+    ...teamRoutes(new Teams({ prisma }), g),
+  ];
 }

@@ -1,0 +1,100 @@
+import {
+  acceptInvitationResponse,
+  invitationDetailsResponse,
+  invitationIdBody,
+  invitationListResponse,
+  invitationQuery,
+  invitationSchema,
+  inviteMemberBody,
+  listInvitationsQuery,
+  listUserInvitationsQuery,
+  rejectInvitationResponse,
+  userInvitationListResponse,
+} from "@app/contracts";
+import { type AnyRoute, defineRoute } from "@app/http-kit";
+import { signedInUser } from "../middleware/guards.js";
+import type { Invitations } from "./invitations.js";
+import { type OrgGuards, orgPath, TAG } from "./route-kit.js";
+
+/** The routes of invitations: invite-member, accept, reject, cancel, get-invitation, list-invitations, list-user-invitations. */
+export function invitationRoutes(invitations: Invitations, g: OrgGuards): AnyRoute[] {
+  return [
+    defineRoute({
+      method: "post",
+      path: orgPath("invite-member"),
+      tag: TAG,
+      summary: "Invite an address by mail with a role (owners, admins; limited per IP and per address)",
+      body: inviteMemberBody,
+      response: invitationSchema,
+      reply: "json",
+      guards: g.mail,
+      handler: ({ body, res }) => invitations.invite(signedInUser(res), body),
+    }),
+    defineRoute({
+      method: "post",
+      path: orgPath("accept-invitation"),
+      tag: TAG,
+      summary: "Accept an invitation (its verified recipient; once, within 48 hours)",
+      body: invitationIdBody,
+      response: acceptInvitationResponse,
+      reply: "json",
+      guards: g.write,
+      handler: ({ body, res }) => invitations.accept(signedInUser(res), body.invitationId),
+    }),
+    defineRoute({
+      method: "post",
+      path: orgPath("reject-invitation"),
+      tag: TAG,
+      summary: "Decline an invitation (its verified recipient)",
+      body: invitationIdBody,
+      response: rejectInvitationResponse,
+      reply: "json",
+      guards: g.write,
+      handler: ({ body, res }) => invitations.reject(signedInUser(res), body.invitationId),
+    }),
+    defineRoute({
+      method: "post",
+      path: orgPath("cancel-invitation"),
+      tag: TAG,
+      summary: "Withdraw a pending invitation (owners, admins)",
+      body: invitationIdBody,
+      response: invitationSchema,
+      reply: "json",
+      guards: g.write,
+      handler: ({ body, res }) => invitations.cancel(signedInUser(res), body.invitationId),
+    }),
+    defineRoute({
+      method: "get",
+      path: orgPath("get-invitation"),
+      tag: TAG,
+      summary: "A pending invitation for its verified recipient, with the organization and inviter",
+      query: invitationQuery,
+      response: invitationDetailsResponse,
+      reply: "json",
+      guards: g.read,
+      handler: ({ query, res }) => invitations.get(signedInUser(res), query.id),
+    }),
+    defineRoute({
+      method: "get",
+      path: orgPath("list-invitations"),
+      tag: TAG,
+      summary: "An organization's invitations (members who may invite)",
+      query: listInvitationsQuery,
+      response: invitationListResponse,
+      reply: "json",
+      guards: g.read,
+      handler: ({ query, res }) => invitations.list(signedInUser(res), query.organizationId),
+    }),
+    defineRoute({
+      method: "get",
+      path: orgPath("list-user-invitations"),
+      tag: TAG,
+      summary: "The caller's pending invitations (verified address)",
+      query: listUserInvitationsQuery,
+      response: userInvitationListResponse,
+      reply: "json",
+      guards: g.read,
+      handler: ({ res }) => invitations.listForUser(signedInUser(res)),
+    }),
+  ];
+}
