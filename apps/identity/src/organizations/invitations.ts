@@ -112,8 +112,7 @@ export class Invitations {
     tx: Tx | PrismaClient = this.#db,
   ): Promise<InvitationRow> {
     const invitation = await tx.invitation.findUnique({ where: { id } });
-    if (invitation?.status !== "pending" || invitation.expiresAt.getTime() <= this.#now())
-      throw badRequest("INVITATION_NOT_FOUND");
+    if (invitation?.status !== "pending" || invitation.expiresAt.getTime() <= this.#now()) throw badRequest("INVITATION_NOT_FOUND");
     if (!isRecipient(invitation, active.user)) throw forbidden("YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION");
     if (!active.user.emailVerified)
       throw forbidden(
