@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { JwtClaims } from "./auth.js";
 
 /**
@@ -21,3 +22,15 @@ export interface PublicJwk {
  * trusted).
  */
 export type JwtUserClaims = Required<Pick<JwtClaims, "name" | "email">>;
+
+/**
+ * The actor claim (RFC 8693 section 4.1) of a JWT issued from an impersonation session: `sub` is
+ * the admin acting as the token's `sub` (apps/identity/src/admin/). A token without `act` is the
+ * user's own. Like the user facts, a reader may show it; `sub` alone decides whose data it is.
+ */
+export interface JwtActorClaim {
+  sub: string;
+}
+
+/** Parses an `act` claim: an object with a non-empty string `sub` (other members are ignored). */
+export const jwtActorClaimSchema = z.object({ sub: z.string().min(1) });

@@ -12,7 +12,7 @@ import { MailTokens } from "./mail-tokens.js";
 import { MailedLinks } from "./mailed-links.js";
 import type { SqlPool } from "./raw-query.js";
 import { type SessionMeta, Sessions } from "./sessions.js";
-import { issueToken } from "./tokens.js";
+import { issueToken, type TokenSettings } from "./tokens.js";
 
 /** Settings the identity flows need. */
 export interface IdentitySettings {
@@ -32,6 +32,8 @@ export interface IdentitySettings {
   requireEmailVerification?: boolean;
   /** Mails one address may receive per hour, whatever caused them (services/mail-outbox.ts; default 5). */
   mailBudgetPerHour?: number;
+  /** `exp` - `iat` of the JWTs issued, in seconds (JWT_EXPIRES_IN; default the contract's 30 days). */
+  jwtLifetimeSeconds?: number;
 }
 
 /** A signed-in session: the cookie value to set and the public view. */
@@ -150,7 +152,7 @@ export class IdentityService {
    * (at most one a minute: services/mail-tokens.ts).
    */
   async signIn(input: SignInBody, meta: SessionMeta): Promise<SignedIn> {
-    const user = await this.checkSignIn(input);
+    const user = await this.sessions.admit(await this.checkSignIn(input));
     const { token, session } = await this.sessions.create(user.id, meta);
     return { token, session, user };
   }
@@ -168,25 +170,34 @@ export class IdentityService {
     return user;
   }
 
-  /** A JWT for a live session (GET /api/auth/token, as better-auth's JWT plugin). */
-  async issueJwt(user: User): Promise<string> {
+  /**
+   * A JWT for a live session (GET /api/auth/token, as better-auth's JWT plugin). An impersonation
+   * session's JWT names its admin in `act` (RFC 8693): from `session` when given, else from the
+   * session the user view came from (Sessions.validate), so a caller that passes only the user
+   * never issues an impersonation's JWT as the user's own.
+   */
+  async issueJwt(user: User, session?: Pick<Session, "impersonatedBy">): Promise<string> {
     const { signing } = await this.keys.view();
-    return issueToken(user, signing, { issuer: this.#settings.issuer, audience: this.#settings.audience, now: this.#now });
+    const actorId = session ? (session.impersonatedBy ?? undefined) : this.sessions.actorOf(user);
+    return issueToken(user, signing, this.#tokenSettings(), actorId);
   }
 
-  /** Validates the cookie value and issues a JWT; undefined without a live session (no JWT then). */
+  /**
+   * Validates the cookie value and issues a JWT; undefined without a live session (no JWT then:
+   * an expired, unknown or banned user's session gives none).
+   */
   async getSession(cookieToken: string | undefined): Promise<SessionWithJwt | undefined> {
     const active = await this.sessions.validate(cookieToken);
     if (!active) return undefined;
-    const { signing } = await this.keys.view();
-    const jwt = await issueToken(active.user, signing, {
-      issuer: this.#settings.issuer,
-      audience: this.#settings.audience,
-      now: this.#now,
-    });
+    const jwt = await this.issueJwt(active.user, active.session);
     const result: SessionWithJwt = { session: active.session, user: active.user, jwt };
     if (active.refreshed && cookieToken) result.renewedToken = cookieToken;
     return result;
+  }
+
+  #tokenSettings(): TokenSettings {
+    const { issuer, audience, jwtLifetimeSeconds } = this.#settings;
+    return { issuer, audience, now: this.#now, ...(jwtLifetimeSeconds === undefined ? {} : { lifetimeSeconds: jwtLifetimeSeconds }) };
   }
 
   async signOut(cookieToken: string | undefined): Promise<void> {

@@ -1,5 +1,6 @@
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PrismaClient, Session, User } from "@app/db";
+import { AppError } from "@app/http-kit";
 import { type RawQuery, rawRows, type SqlPool } from "./raw-query.js";
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/;
@@ -85,6 +86,20 @@ function toSessionAndUser(row: SessionUserRow): { session: Session; user: User }
   };
 }
 
+/** The ban fields of a user. */
+export type BanFields = Pick<User, "banned" | "banExpires">;
+
+/**
+ * True while an operator's ban holds (apps/identity/src/admin/): `banned`, and no `banExpires` or
+ * one still ahead. A ban whose end has passed no longer applies; {@link Sessions.admit} lifts it.
+ */
+export function banInForce(user: BanFields, now: number): boolean {
+  return user.banned && (user.banExpires === null || user.banExpires.getTime() > now);
+}
+
+/** What a banned user is told, on every sign-in method: nothing about the reason or the end. */
+export const BANNED_MESSAGE = "this account is banned: contact support if you believe this is an error";
+
 /** Sessions one user may hold at once unless configured otherwise. */
 export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
 
@@ -94,6 +109,14 @@ export interface ActiveSession {
   user: User;
   /** True when this lookup extended the expiry (the cookie should be written again). */
   refreshed: boolean;
+}
+
+/** How a new session differs from a sign-in's (admin/impersonation.ts). */
+export interface SessionOptions {
+  /** The admin acting as the user: the session never slides and its JWTs carry `act`. */
+  impersonatedBy?: string;
+  /** A lifetime shorter than the configured one. */
+  ttlMs?: number;
 }
 
 /** Metadata recorded on a new session. */
@@ -107,7 +130,8 @@ export interface SessionMeta {
  * HMAC-SHA256(secret) under a key derived from AUTH_SECRET, compared in constant time, so a
  * database leak yields no usable cookie, and changing AUTH_SECRET signs everyone out (every stored
  * MAC stops matching) while a restart with the same secret keeps every session.
- * Expiry slides: a session used in the second half of its lifetime is extended.
+ * Expiry slides: a session used in the second half of its lifetime is extended (an impersonation
+ * session never). A session of a banned user is no session: it is deleted when met.
  */
 export class Sessions {
   readonly #db: PrismaClient;
@@ -116,6 +140,8 @@ export class Sessions {
   readonly #now: () => number;
   readonly #maxPerUser: number;
   readonly #key: Buffer;
+  /** The admin behind each user view {@link validate} returned for an impersonation session. */
+  readonly #actors = new WeakMap<User, string>();
 
   /**
    * @param deps - `pool`: the `pg` pool under `prisma` (`Db.pool`); the hot read runs on it as raw
@@ -151,17 +177,19 @@ export class Sessions {
    * `maxPerUser` sessions: the oldest beyond that are deleted, so a sign-in flood on one account
    * cannot grow the table without bound between two purges.
    */
-  async create(userId: string, meta: SessionMeta = {}): Promise<{ token: string; session: Session }> {
+  async create(userId: string, meta: SessionMeta = {}, options: SessionOptions = {}): Promise<{ token: string; session: Session }> {
     const id = randomBytes(16).toString("base64url");
     const secret = randomBytes(32).toString("base64url");
+    const ttlMs = Math.min(options.ttlMs ?? this.#ttlMs, this.#ttlMs);
     const session = await this.#db.session.create({
       data: {
         id,
         userId,
         secretHash: new Uint8Array(this.#mac(secret)),
-        expiresAt: new Date(this.#now() + this.#ttlMs),
+        expiresAt: new Date(this.#now() + ttlMs),
         ipAddress: meta.ipAddress?.slice(0, 64) ?? null,
         userAgent: meta.userAgent?.slice(0, 512) ?? null,
+        impersonatedBy: options.impersonatedBy ?? null,
       },
     });
     await this.#db.$executeRaw`
@@ -172,9 +200,36 @@ export class Sessions {
   }
 
   /**
+   * The user a sign-in may open a session for (sign-in/finish.ts, every method): 403 `banned`
+   * while a ban holds; a ban whose end has passed is lifted here (the row is cleared) and the
+   * user returned without it.
+   */
+  async admit(user: User): Promise<User> {
+    if (!user.banned) return user;
+    const now = this.#now();
+    if (banInForce(user, now)) throw new AppError("banned", BANNED_MESSAGE);
+    await this.#liftExpiredBan(user.id, now);
+    return { ...user, banned: false, banReason: null, banExpires: null };
+  }
+
+  /** Clears a ban whose end has passed (a concurrent new ban, with a later end, stays). */
+  async #liftExpiredBan(userId: string, now: number): Promise<void> {
+    await this.#db.user.updateMany({
+      where: { id: userId, banned: true, banExpires: { lte: new Date(now) } },
+      data: { banned: false, banReason: null, banExpires: null },
+    });
+  }
+
+  /** The admin acting in the impersonation session a user view of {@link validate} came from. */
+  actorOf(user: User): string | undefined {
+    return this.#actors.get(user);
+  }
+
+  /**
    * Looks a cookie value up (one query: session join user by id, raw SQL), or undefined when it
-   * names no live session. The secret's hash is compared in constant time; an expired row is
-   * deleted; a session in the second half of its lifetime is extended.
+   * names no live session. The secret's hash is compared in constant time; an expired row, and
+   * any session of a banned user, is deleted; a ban whose end has passed is lifted; a session in
+   * the second half of its lifetime is extended, unless it is an impersonation.
    */
   async validate(token: string | undefined): Promise<ActiveSession | undefined> {
     if (!token || !TOKEN_SHAPE.test(token)) return undefined;
@@ -185,12 +240,18 @@ export class Sessions {
     const actual = this.#mac(secret);
     if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
     const now = this.#now();
-    if (row.expires_at.getTime() <= now) {
+    const banned = banInForce({ banned: row.u_banned, banExpires: row.u_ban_expires }, now);
+    if (row.expires_at.getTime() <= now || banned) {
       await this.#db.session.deleteMany({ where: { id } });
       return undefined;
     }
-    const { session, user } = toSessionAndUser(row);
-    if (session.expiresAt.getTime() - now < this.#ttlMs / 2) {
+    let { session, user } = toSessionAndUser(row);
+    if (user.banned) {
+      await this.#liftExpiredBan(user.id, now);
+      user = { ...user, banned: false, banReason: null, banExpires: null };
+    }
+    if (session.impersonatedBy !== null) this.#actors.set(user, session.impersonatedBy);
+    if (session.impersonatedBy === null && session.expiresAt.getTime() - now < this.#ttlMs / 2) {
       const expiresAt = new Date(now + this.#ttlMs);
       await this.#db.session.updateMany({ where: { id }, data: { expiresAt } });
       return { session: { ...session, expiresAt }, user, refreshed: true };

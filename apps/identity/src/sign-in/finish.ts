@@ -41,9 +41,11 @@ export interface SecondFactorStep {
 }
 
 /**
- * The one way every sign-in method ends (password, provider, passkey, magic link, emailed code):
- * a session and its cookie, so get-session issues the contract's JWT the same way whatever the
- * method. A user with two-factor on gets no session from a one-factor method: the second-factor
+ * The one way every sign-in method ends (password, provider, passkey, magic link, emailed code,
+ * a second factor's completion): a session and its cookie, so get-session issues the contract's
+ * JWT the same way whatever the method. A banned user is refused here, after the method's proof
+ * and before the second factor (403 `banned`, services/sessions.ts `admit`). A user with
+ * two-factor on gets no session from a one-factor method: the second-factor
  * step stores a pending sign-in (its HttpOnly cookie set, no session cookie) unless the browser
  * is a trusted device, and the sign-in finishes once a second factor verifies (two-factor/).
  */
@@ -63,8 +65,10 @@ export class SignInFinisher {
    * Opens the session of `user` and sets its cookie on `res`; or, for a user with two-factor on
    * and a method that proved one factor, the second-factor step (kind `two-factor`, no session).
    * Without a second-factor step such a user is refused (503), never signed in on one factor.
+   * A banned user is refused (403 `banned`); a ban whose end has passed is lifted.
    */
-  async finish(req: Request, res: Response, user: User, options: FinishOptions): Promise<Finished> {
+  async finish(req: Request, res: Response, proven: User, options: FinishOptions): Promise<Finished> {
+    const user = await this.#sessions.admit(proven);
     if (user.twoFactorEnabled && options.twoFactors !== true) {
       if (!this.#secondFactor) throw new AppError("service_unavailable", "second factors are not available");
       const step = await this.#secondFactor.begin(req, res, user, options);

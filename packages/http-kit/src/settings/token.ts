@@ -1,3 +1,4 @@
+import { JWT_LIFETIME_SECONDS } from "@app/contracts";
 import { z } from "zod";
 
 /**
@@ -19,6 +20,32 @@ export const DEFAULT_KEY_ACTIVATION_DELAY_MS = DEFAULT_JWKS_CACHE_MAX_AGE_MS + D
 /** The public base URL outside production when BASE_URL is not set (the local gateway). */
 export const DEFAULT_BASE_URL = "http://localhost:3000";
 
+/** The shortest JWT lifetime JWT_EXPIRES_IN accepts: clients fetch a new token at least this often. */
+export const MIN_JWT_LIFETIME_SECONDS = 60;
+
+const DURATION_UNITS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3_600, d: 86_400 };
+
+/**
+ * JWT_EXPIRES_IN in seconds: a whole number of seconds, or one with a unit (`15m`, `12h`, `7d`),
+ * from {@link MIN_JWT_LIFETIME_SECONDS} to the contract's 30 days (JWT_LIFETIME_SECONDS), which
+ * verifiers accept as the longest lifetime and key retirement waits out.
+ */
+const jwtLifetimeSetting = z
+  .string()
+  .trim()
+  .regex(/^\d{1,9}[smhd]?$/, "JWT_EXPIRES_IN must be seconds or a duration such as 900, 15m, 12h or 7d")
+  .transform((value) => {
+    const unit = /[smhd]$/.test(value) ? value.slice(-1) : "";
+    return Number(unit ? value.slice(0, -1) : value) * (DURATION_UNITS[unit] ?? 1);
+  })
+  .pipe(
+    z
+      .number()
+      .min(MIN_JWT_LIFETIME_SECONDS, `JWT_EXPIRES_IN must be at least ${MIN_JWT_LIFETIME_SECONDS} seconds`)
+      .max(JWT_LIFETIME_SECONDS, "JWT_EXPIRES_IN must be at most 30d (the contract's lifetime, which verifiers accept)"),
+  )
+  .default(JWT_LIFETIME_SECONDS);
+
 const claim = (name: string) => z.string().trim().min(1, `${name} must not be empty (leave it unset to use BASE_URL)`).optional();
 
 /** The public base URL, also read by the gateway (the host its development mailbox answers on). */
@@ -37,6 +64,11 @@ export const sharedSettingsShape = {
   JWT_AUDIENCE: claim("JWT_AUDIENCE").meta({
     description: "the JWT's `aud`, signed by identity and required by the API",
     docDefault: "`BASE_URL`",
+  }),
+  JWT_EXPIRES_IN: jwtLifetimeSetting.meta({
+    description:
+      "lifetime of the JWTs identity signs: seconds or `15m`, `12h`, `7d`, at most `30d`; an issued JWT stays valid until then, past a ban, sign-out or impersonation's end ([admin](accounts.md))",
+    docDefault: "`30d`",
   }),
   JWKS_CACHE_MAX_AGE_MS: z.coerce
     .number()

@@ -1,0 +1,218 @@
+import { randomUUID } from "node:crypto";
+import {
+  type AdminCreateUserBody,
+  type AdminListUsersQuery,
+  type AdminListUsersResponse,
+  type AdminUserChanges,
+  type ManagedSession,
+  type ManagedUser,
+  USER_DELETED_CHANNEL,
+  type UserDeletedEvent,
+} from "@app/contracts";
+import { isUniqueViolation, type Prisma, type PrismaClient, type User } from "@app/db";
+import { AppError } from "@app/http-kit";
+import type { MailTokens } from "../services/mail-tokens.js";
+import { hashPassword } from "../services/passwords.js";
+import type { Bans } from "./bans.js";
+import { userListing } from "./list-users.js";
+import { type AdminRoles, namesAdmin } from "./roles.js";
+import { MANAGED_SESSION_FIELDS, managedSession, managedUser } from "./views.js";
+
+const CREDENTIAL = "credential";
+
+const notFound = () => new AppError("not_found", "no such user");
+const emailTaken = () => new AppError("email_taken", "an account with this email already exists");
+
+/**
+ * The users as an admin manages them (better-auth's admin routes): listing, creating, changing,
+ * passwords, sessions and removal. A user whose deletion is pending (`user_deletion`) is no
+ * longer one: it is left out of listings and answers 404.
+ */
+export class AdminUsers {
+  readonly #db: PrismaClient;
+  readonly #roles: AdminRoles;
+  readonly #bans: Bans;
+  readonly #tokens: MailTokens;
+  readonly #now: () => number;
+
+  constructor(deps: { prisma: PrismaClient; roles: AdminRoles; bans: Bans; tokens: MailTokens; now: () => number }) {
+    this.#db = deps.prisma;
+    this.#roles = deps.roles;
+    this.#bans = deps.bans;
+    this.#tokens = deps.tokens;
+    this.#now = deps.now;
+  }
+
+  /** The user, or 404 (unknown, or its deletion pending). */
+  async find(userId: string): Promise<User> {
+    const [user, deletion] = await Promise.all([
+      this.#db.user.findUnique({ where: { id: userId } }),
+      this.#db.userDeletion.findUnique({ where: { userId }, select: { userId: true } }),
+    ]);
+    if (!user || deletion) throw notFound();
+    return user;
+  }
+
+  /** The admin view of a user, its role read now. */
+  async view(user: User): Promise<ManagedUser> {
+    return managedUser(user, await this.#roles.roleOf(user.id));
+  }
+
+  /** GET list-users: one page, its users' roles read in one query, and the total matching. */
+  async list(query: AdminListUsersQuery): Promise<AdminListUsersResponse> {
+    const [adminIds, deleted] = await Promise.all([
+      query.filterField === "role" ? this.#roles.adminIds() : Promise.resolve([]),
+      this.#db.userDeletion.findMany({ where: { completedAt: null }, select: { userId: true } }),
+    ]);
+    const listing = userListing(
+      query,
+      adminIds,
+      deleted.map((row) => row.userId),
+    );
+    const [users, total] = await Promise.all([this.#db.user.findMany(listing), this.#db.user.count({ where: listing.where })]);
+    const admins = await this.#roles.adminsAmong(users.map((user) => user.id));
+    return {
+      users: users.map((user) => managedUser(user, admins.has(user.id) ? "admin" : "user")),
+      total,
+      limit: listing.take,
+      ...(query.offset === undefined ? {} : { offset: listing.skip }),
+    };
+  }
+
+  /** POST create-user: the user, its password when given, and its role, in one transaction. */
+  async create(body: AdminCreateUserBody): Promise<ManagedUser> {
+    const role = body.role ?? body.data?.role;
+    const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
+    try {
+      return await this.#db.$transaction(async (tx) => {
+        const user = await tx.user.create({
+          data: {
+            id: randomUUID(),
+            email: body.email,
+            name: body.name,
+            emailVerified: body.data?.emailVerified ?? false,
+            ...(body.data?.image === undefined ? {} : { image: body.data.image }),
+            ...(passwordHash === undefined
+              ? {}
+              : { accounts: { create: { id: randomUUID(), providerId: CREDENTIAL, accountId: body.email, passwordHash } } }),
+          },
+        });
+        const granted = role !== undefined && namesAdmin(role) ? await this.#roles.setAdmin(user.id, true, tx) : "user";
+        return managedUser(user, granted);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw emailTaken();
+      throw error;
+    }
+  }
+
+  /**
+   * POST update-user: profile, address, role and ban fields at once (better-auth answers the user
+   * itself). A new address moves the password sign-in with it and ends the pending mailed links;
+   * `banned: true` ends every session, as ban-user.
+   */
+  async update(adminId: string, userId: string, data: AdminUserChanges): Promise<ManagedUser> {
+    await this.find(userId);
+    const banning = data.banned === true;
+    if (banning && userId === adminId) throw new AppError("bad_request", "you cannot ban yourself");
+    try {
+      return await this.#db.$transaction(async (tx) => {
+        const changes: Prisma.UserUpdateInput = {
+          ...(data.name === undefined ? {} : { name: data.name }),
+          ...(data.image === undefined ? {} : { image: data.image }),
+          ...(data.email === undefined ? {} : { email: data.email }),
+          ...(data.emailVerified === undefined ? {} : { emailVerified: data.emailVerified }),
+          ...(data.banned === false ? { banned: false, banReason: null, banExpires: null } : {}),
+          ...(data.banned === true ? { banned: true } : {}),
+          ...(data.banReason === undefined ? {} : { banReason: data.banReason }),
+          ...(data.banExpires === undefined ? {} : { banExpires: data.banExpires === null ? null : new Date(data.banExpires) }),
+        };
+        if (banning) await this.#bans.lockAndEnd(tx, userId);
+        const user = await tx.user.update({ where: { id: userId }, data: changes });
+        if (data.email !== undefined) {
+          await tx.account.updateMany({ where: { userId, providerId: CREDENTIAL }, data: { accountId: data.email } });
+          await this.#tokens.endPending(tx, userId);
+        }
+        const role =
+          data.role === undefined ? await this.#roles.roleOf(userId) : await this.#roles.setAdmin(userId, namesAdmin(data.role), tx);
+        return managedUser(user, role);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw emailTaken();
+      throw error;
+    }
+  }
+
+  /** POST set-user-password: sets (or creates) the password sign-in; the user's sessions stay, as better-auth's. */
+  async setPassword(userId: string, newPassword: string): Promise<void> {
+    const user = await this.find(userId);
+    const passwordHash = await hashPassword(newPassword);
+    await this.#db.$transaction(async (tx) => {
+      const { count } = await tx.account.updateMany({ where: { userId, providerId: CREDENTIAL }, data: { passwordHash } });
+      if (count === 0) {
+        await tx.account.create({ data: { id: randomUUID(), userId, providerId: CREDENTIAL, accountId: user.email, passwordHash } });
+      }
+    });
+  }
+
+  /** POST list-user-sessions: the user's live sessions, newest first, impersonations included. */
+  async sessions(userId: string): Promise<ManagedSession[]> {
+    await this.find(userId);
+    const rows = await this.#db.session.findMany({
+      where: { userId, expiresAt: { gt: new Date(this.#now()) } },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      select: MANAGED_SESSION_FIELDS,
+    });
+    return rows.map(managedSession);
+  }
+
+  /** POST revoke-user-session: a session by its list-user-sessions `token` (its id) or a whole cookie value. */
+  async revokeSession(sessionToken: string): Promise<void> {
+    const id = sessionToken.split(".")[0] ?? "";
+    await this.#db.session.deleteMany({ where: { id } });
+  }
+
+  /** POST revoke-user-sessions: every session of the user. */
+  async revokeSessions(userId: string): Promise<void> {
+    await this.find(userId);
+    await this.#db.session.deleteMany({ where: { userId } });
+  }
+
+  /**
+   * POST remove-user: the account deletion of services/account-settings.ts (`user_deletion` row,
+   * `auth_user_deleted` NOTIFY, the API deletes its data and housekeeping the row), with
+   * everything that signs in ended at once: sessions, passwords and provider links, passkeys,
+   * the second factor, trusted devices, pending challenges and links, and the admin role. The
+   * row keeps only its id and stays banned until it is gone, so no method signs it in meanwhile.
+   */
+  async remove(adminId: string, userId: string): Promise<void> {
+    if (userId === adminId) throw new AppError("bad_request", "you cannot remove yourself");
+    await this.find(userId);
+    await this.#db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT "id" FROM "user" WHERE "id" = ${userId} FOR UPDATE`;
+      await this.#roles.setAdmin(userId, false, tx);
+      await tx.userDeletion.upsert({ where: { userId }, create: { userId }, update: {} });
+      await tx.session.deleteMany({ where: { userId } });
+      await tx.account.deleteMany({ where: { userId } });
+      await tx.verification.deleteMany({ where: { userId } });
+      await tx.passkey.deleteMany({ where: { userId } });
+      await tx.twoFactor.deleteMany({ where: { userId } });
+      await tx.trustedDevice.deleteMany({ where: { userId } });
+      await tx.authChallenge.deleteMany({ where: { userId } });
+      await tx.user.update({
+        where: { id: userId },
+        data: {
+          email: `deleted-${userId}@deleted.invalid`,
+          name: "",
+          image: null,
+          emailVerified: false,
+          twoFactorEnabled: false,
+          banned: true,
+          banReason: "removed",
+          banExpires: null,
+        },
+      });
+      await tx.$executeRaw`SELECT pg_notify(${USER_DELETED_CHANNEL}, ${JSON.stringify({ userId } satisfies UserDeletedEvent)})`;
+    });
+  }
+}
