@@ -11,7 +11,10 @@ import type { RemoteKeySet } from "./remote-key-set.js";
 
 /** The only accepted JWS algorithm. Not configurable. */
 export const ALLOWED_ALGORITHMS: readonly ["EdDSA"] = Object.freeze(["EdDSA"] as const);
-/** The `typ` header every token carries (apps/identity/src/services/tokens.ts signs `typ: "JWT"`). */
+/**
+ * The `typ` header a token carries unless the verifier is told another (apps/identity/src/services/tokens.ts
+ * signs `typ: "JWT"`); an OAuth access token (RFC 9068) carries `at+jwt` and is refused here.
+ */
 export const TOKEN_TYPE = "JWT";
 /** Claims every token must carry. */
 export const REQUIRED_CLAIMS: readonly string[] = Object.freeze(["exp", "iat", "sub"]);
@@ -36,6 +39,8 @@ export interface JwtCheckOptions {
   readonly issuer: string | string[] | undefined;
   /** Accepted `aud` value(s), one of which the token must carry; unchecked when undefined. */
   readonly audience: string | string[] | undefined;
+  /** The one accepted `typ` header ({@link TOKEN_TYPE} unless the verifier says otherwise). */
+  readonly tokenType: string;
   /** Clock tolerance for `exp`, `nbf`, `iat` and the lifetime, in seconds. */
   readonly toleranceSec: number;
   /** Longest accepted `exp - iat` and `now - iat`, in seconds. */
@@ -97,7 +102,7 @@ export function createJwtCheck(options: JwtCheckOptions): JwtCheck {
   const { keySet, toleranceSec, maxLifetimeSec, injectedClock } = options;
   const base: JWTVerifyOptions = {
     algorithms: [...ALLOWED_ALGORITHMS],
-    typ: TOKEN_TYPE,
+    typ: options.tokenType,
     requiredClaims: [...REQUIRED_CLAIMS],
     clockTolerance: toleranceSec,
     maxTokenAge: maxLifetimeSec,

@@ -1,5 +1,5 @@
 import { AuthVerifyError, toAuthVerifyError } from "./errors.js";
-import { type CheckedJwt, createJwtCheck } from "./jwt-check.js";
+import { type CheckedJwt, createJwtCheck, TOKEN_TYPE } from "./jwt-check.js";
 import { RemoteKeySet, type RemoteKeySetOptions, type RemoteKeySetStats } from "./remote-key-set.js";
 import {
   DEFAULT_VERIFIED_CACHE_MAX_ENTRIES,
@@ -36,6 +36,13 @@ export interface VerifierOptions extends Omit<RemoteKeySetOptions, "url" | "now"
   issuer?: string | string[];
   /** Accepted `aud` value(s). Unchecked when absent. */
   audience?: string | string[];
+  /**
+   * The one accepted `typ` header. Default {@link TOKEN_TYPE} (`JWT`, the contract's tokens); a
+   * resource server of OAuth access tokens (RFC 9068) sets `at+jwt`. jose compares it without letter
+   * case and with or without the `application/` prefix; a token of any other type is refused as
+   * `invalid_claims`, so one verifier never accepts the other's tokens.
+   */
+  tokenType?: string;
   /** Tolerance for `exp`, `nbf` and `iat`, in seconds. Default {@link DEFAULT_CLOCK_TOLERANCE_SEC}. */
   clockToleranceSec?: number;
   /**
@@ -144,6 +151,12 @@ function checkMaxLength(value: number): number {
   return value;
 }
 
+function checkTokenType(value: unknown): string {
+  if (typeof value !== "string" || !/^[\x21-\x7e]{1,64}$/.test(value))
+    throw new TypeError("tokenType must be a non-empty token of printable ASCII");
+  return value;
+}
+
 function checkMaxLifetime(value: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new TypeError("maxTokenLifetimeSec must be a finite number > 0");
   return value;
@@ -156,7 +169,7 @@ function checkMaxLifetime(value: number): number {
  * check), answered synchronously while the key set is fresh; the shape (three base64url segments,
  * an Ed25519-sized signature), before any decoding; then jose `jwtVerify` (jwt-check.ts): protected
  * header, `crit`, `alg` pinned to EdDSA, embedded-key headers refused and the `kid` resolved from
- * the key set (a key imported by jose), the Ed25519 signature, `typ`, the claims (`iss`, `aud`,
+ * the key set (a key imported by jose), the Ed25519 signature, `typ` (the `tokenType` option), the claims (`iss`, `aud`,
  * `nbf`, `exp`, `iat` with the clock tolerance); then the lifetime bound and a non-empty string
  * `sub`. jose is asynchronous, so a token the cache does not answer gets a promise. A verified token
  * enters the cache on its second sighting, so a stream of one-shot tokens does not churn it.
@@ -190,6 +203,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     keySet,
     issuer: options.issuer,
     audience: options.audience,
+    tokenType: checkTokenType(options.tokenType ?? TOKEN_TYPE),
     toleranceSec,
     maxLifetimeSec,
     injectedClock: options.now !== undefined,
