@@ -11,10 +11,13 @@ export interface UserListing {
 
 type TextOperator = "contains" | "starts_with" | "ends_with";
 
-/** A text match on `email` or `name`, case-insensitive (Prisma escapes LIKE's wildcards). */
+/**
+ * A text match on `email` or `name`, case-insensitive. Prisma puts the value into an ILIKE
+ * pattern as it is, so `%`, `_` and the escape character are escaped: a search is literal text.
+ */
 function textMatch(operator: TextOperator, value: string): Prisma.StringFilter<"User"> {
   const key = operator === "contains" ? "contains" : operator === "starts_with" ? "startsWith" : "endsWith";
-  return { [key]: value, mode: "insensitive" };
+  return { [key]: value.replace(/[\\%_]/g, "\\$&"), mode: "insensitive" };
 }
 
 /**
