@@ -10,6 +10,8 @@ import {
 import { type AccountApi, accountApi } from "./account.js";
 import { ApiError, errorFromResponse } from "./errors.js";
 import { type Http, readJson } from "./http.js";
+import { type UserAdminApi, userAdminApi } from "./identity-admin.js";
+import { type OrganizationApi, organizationApi } from "./organizations.js";
 import { type PasskeyApi, passkeyApi } from "./passkeys.js";
 import { type PasswordlessApi, passwordlessApi } from "./passwordless.js";
 import { checkSession, type SessionCheck, type WatchSessionOptions, watchSession } from "./session.js";
@@ -67,6 +69,10 @@ export interface AuthApi extends AccountApi, PasswordlessApi {
   readonly twoFactor: TwoFactorApi;
   /** Passkeys: adding, listing, renaming, deleting, and signing in with one. */
   readonly passkey: PasskeyApi;
+  /** Organizations, members, invitations, teams and the session's active organization. */
+  readonly organization: OrganizationApi;
+  /** Operators' user management (admins only): search, bans, sessions, impersonation. */
+  readonly admin: UserAdminApi;
   /** The sign-in providers the service offers (`GET /api/auth/providers`), for "Continue with …" buttons. */
   providers(): Promise<SocialProviderInfo[]>;
   /**
@@ -120,6 +126,8 @@ export function authApi(http: Http): AuthApi {
     ...passwordlessApi(http),
     twoFactor: twoFactorApi(http),
     passkey: passkeyApi(http),
+    organization: organizationApi(http),
+    admin: userAdminApi(http),
     async signUp(body) {
       const answer = await readJson(await post("/sign-up/email", body), signUpResponse);
       // better-auth's "verification required" answer: no session, no cookie, so no step 2.

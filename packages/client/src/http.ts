@@ -23,8 +23,11 @@ export type SessionUser = SessionResponse["user"];
 /**
  * The transport: identity calls with the session cookie (`credentials: "include"`), business
  * calls with `Authorization: Bearer <authToken>` (never the cookie). A business call that
- * answers 401 asks get-session once (the cookie may still be valid), stores the fresh JWT and
- * is sent again; if that yields no JWT, the 401 stands and the stored token is removed.
+ * answers 401 (an expired JWT, with a short JWT_EXPIRES_IN, or a refused one) asks get-session
+ * once (the cookie may still be valid), stores the fresh JWT and is sent again, once: a second
+ * 401 stands and ends the session. If get-session yields no JWT, the 401 stands and the stored
+ * token is removed; if it yields another user's (the cookie changed hands), the call is not sent
+ * again as that user and the session ends.
  */
 export class Http {
   readonly baseUrl: string;
@@ -32,6 +35,8 @@ export class Http {
   readonly #fetch: FetchLike;
   #refreshing: Promise<RefreshResult> | undefined;
   #user: SessionUser | undefined;
+  /** Counts the switches this client makes itself (impersonation): a new user then is no news. */
+  #switches = 0;
   readonly #live = new Set<() => void>();
   readonly #ended = new Set<() => void>();
 
@@ -51,6 +56,20 @@ export class Http {
   /** The session's user as the last get-session answered; undefined before one and once the JWT is dropped. */
   get user(): SessionUser | undefined {
     return this.#user;
+  }
+
+  /** How many user switches this client started ({@link beginUserSwitch}); checks compare it around a refresh. */
+  get switches(): number {
+    return this.#switches;
+  }
+
+  /**
+   * This client is about to move its cookie session to another user itself (impersonating one, or
+   * going back to the admin): a refresh that meets the other user from now on is expected, not a
+   * sign that the session ended.
+   */
+  beginUserSwitch(): void {
+    this.#switches += 1;
   }
 
   /** Registers the close of a live stream or socket, run when the JWT is dropped; returns the unregister. */
@@ -133,7 +152,7 @@ export class Http {
     return { token, session };
   }
 
-  /** A business call with the bearer JWT, retried once after a successful refresh on 401. */
+  /** A business call with the bearer JWT, sent once more after a successful refresh on 401 (never twice). */
   async send(path: string, options: SendOptions = {}): Promise<Response> {
     const attempt = (token: string | null) =>
       this.fetch(path, {
@@ -142,6 +161,8 @@ export class Http {
         headers: { ...options.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
       });
     const sent = this.tokens.get();
+    const user = this.#user?.id;
+    const switches = this.#switches;
     const first = await attempt(sent);
     if (first.status !== 401) return first;
     // A concurrent call may already have refreshed while this one was in flight: then retry with
@@ -149,6 +170,12 @@ export class Http {
     const current = this.tokens.get();
     const { token } = current && current !== sent ? { token: current } : await this.refresh().catch(() => ({ token: null }));
     if (!token) return first;
+    // The request was made for `user`; the cookie now names someone else (a sign-in or an
+    // impersonation in another tab). Sending it again would act as them.
+    if (user !== undefined && this.#user?.id !== user && this.#switches === switches) {
+      this.endSession();
+      return first;
+    }
     await first.body?.cancel().catch(() => undefined);
     const second = await attempt(token);
     if (second.status === 401) this.endSession();

@@ -4,9 +4,11 @@ export { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from "./backoff.js
 export { type AppClient, type ClientOptions, createClient } from "./client.js";
 export { ApiError, type ClientErrorCode, type ClientOnlyCode, isUnauthorized } from "./errors.js";
 export type { FetchLike } from "./http.js";
+export type { ListUsersQuery, UserAdminApi } from "./identity-admin.js";
+export type { FullOrganization, InOrganization, InvitationDetails, OrganizationApi, UserInvitation } from "./organizations.js";
 export type { PasskeyApi, RegistrationOptionsQuery, WebAuthnResponseJSON } from "./passkeys.js";
 export type { MagicLinkOptions, PasswordlessApi } from "./passwordless.js";
-export type { AgentsApi, ChatsApi, CrudApi, McpServersApi, ProjectsApi } from "./products.js";
+export type { AgentsApi, ChatsApi, CrudApi, McpServersApi, ProjectListRequest, ProjectsApi } from "./products.js";
 export type { AdminApi, FilePart, Page, PageRequest, TasksApi, UploadsApi } from "./resources.js";
 export {
   DEFAULT_SESSION_RECHECK_MS,

@@ -54,7 +54,18 @@ export function crudApi<S extends z.ZodType, C, U>(http: Http, path: string, vie
   };
 }
 
-export type ProjectsApi = CrudApi<ProjectView, CreateProjectBody, UpdateProjectBody>;
+/** A page of projects: the caller's own, or with `organizationId` that organization's (members only, else 404). */
+export interface ProjectListRequest extends PageRequest {
+  organizationId?: string;
+}
+
+/**
+ * Projects: the caller's own, or an organization's (`organizationId` on create and list), which
+ * every member of it reads and writes; membership is read by the API on each request.
+ */
+export interface ProjectsApi extends CrudApi<ProjectView, CreateProjectBody, UpdateProjectBody> {
+  list(page?: ProjectListRequest): Promise<Page<ProjectView>>;
+}
 export type AgentsApi = CrudApi<AgentView, CreateAgentBody, UpdateAgentBody>;
 /** MCP servers, and the tools of a connected one. */
 export interface McpServersApi extends CrudApi<McpServerView, CreateMcpServerBody, UpdateMcpServerBody> {
@@ -75,7 +86,10 @@ export interface ChatsApi extends CrudApi<ChatView, CreateChatBody, UpdateChatBo
 export function productApis(http: Http): { projects: ProjectsApi; agents: AgentsApi; chats: ChatsApi; mcpServers: McpServersApi } {
   const chats = crudApi<typeof chatSchema, CreateChatBody, UpdateChatBody>(http, "/api/chats", chatSchema);
   return {
-    projects: crudApi(http, "/api/projects", projectSchema),
+    projects: {
+      ...crudApi<typeof projectSchema, CreateProjectBody, UpdateProjectBody>(http, "/api/projects", projectSchema),
+      list: ({ organizationId, ...page } = {}) => list(http, projectSchema, "/api/projects", page, { organizationId }),
+    },
     agents: crudApi(http, "/api/agents", agentSchema),
     mcpServers: {
       ...crudApi<typeof mcpServerSchema, CreateMcpServerBody, UpdateMcpServerBody>(http, "/api/mcp-servers", mcpServerSchema),

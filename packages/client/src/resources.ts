@@ -33,17 +33,24 @@ export interface PageRequest {
 
 const id = (value: string) => encodeURIComponent(value);
 
-function pageQuery(page: PageRequest = {}): string {
+function pageQuery(page: PageRequest = {}, extra: Record<string, string | undefined> = {}): string {
   const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(extra)) if (value !== undefined) query.set(key, value);
   if (page.limit !== undefined) query.set("limit", String(page.limit));
   if (page.cursor) query.set("cursor", page.cursor);
   const text = query.toString();
   return text ? `?${text}` : "";
 }
 
-/** One page of a list route: the items and the `x-next-cursor` header. */
-export async function list<S extends z.ZodType>(http: Http, item: S, path: string, page?: PageRequest): Promise<Page<z.output<S>>> {
-  const { data, response } = await http.json(item.array(), `${path}${pageQuery(page)}`);
+/** One page of a list route: the items and the `x-next-cursor` header; `extra` adds filters such as `organizationId`. */
+export async function list<S extends z.ZodType>(
+  http: Http,
+  item: S,
+  path: string,
+  page?: PageRequest,
+  extra?: Record<string, string | undefined>,
+): Promise<Page<z.output<S>>> {
+  const { data, response } = await http.json(item.array(), `${path}${pageQuery(page, extra)}`);
   return { items: data, nextCursor: response.headers.get(NEXT_CURSOR_HEADER) };
 }
 

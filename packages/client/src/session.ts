@@ -51,6 +51,7 @@ const MIN_RECHECK_MS = 1_000;
  */
 export async function checkSession(http: Http): Promise<SessionCheck> {
   const before = http.user?.id;
+  const switches = http.switches;
   let result: Awaited<ReturnType<Http["refresh"]>>;
   try {
     result = await http.refresh();
@@ -59,7 +60,7 @@ export async function checkSession(http: Http): Promise<SessionCheck> {
   }
   const { session, token } = result;
   if (!session) return { status: "signed_out" };
-  if (before !== undefined && session.user.id !== before) {
+  if (before !== undefined && session.user.id !== before && http.switches === switches) {
     http.endSession();
     return { status: "signed_out" };
   }
