@@ -1,29 +1,14 @@
 import "./styles.css";
 import { createClient } from "@app/client";
 import { resolveApiBaseUrl, resolveSessionRecheckSeconds } from "./config.js";
-import type { AppContext, CurrentUser, View } from "./context.js";
+import type { AppContext, CurrentUser } from "./context.js";
 import { h, replace } from "./dom.js";
+import { organizationSwitcher, renderImpersonationBanner } from "./header.js";
 import { describeError } from "./messages.js";
-import { landingHash, PUBLIC_ROUTES, parseRoute, type Route } from "./router.js";
+import { LINKS, TITLES, VIEWS } from "./pages.js";
+import { landingHash, PUBLIC_ROUTES, parseRoute } from "./router.js";
 import { endsSession, reportSessionEnd, SESSION_ENDED, setSessionEndHandler } from "./session.js";
 import { landingMessage, renderVerifyBanner } from "./verify-banner.js";
-import { accountView } from "./views/account.js";
-import { adminView } from "./views/admin.js";
-import { agentsView } from "./views/agents.js";
-import { authView } from "./views/auth.js";
-import { chatView } from "./views/chat.js";
-import { chatsView } from "./views/chats.js";
-import { generateView } from "./views/generate.js";
-import { mcpView } from "./views/mcp.js";
-import { projectsView } from "./views/projects.js";
-import { forgotPasswordView, resetPasswordView } from "./views/recovery.js";
-import { securityView } from "./views/security.js";
-import { sessionsView } from "./views/sessions.js";
-import { settingsView } from "./views/settings.js";
-import { taskView } from "./views/task.js";
-import { tasksView } from "./views/tasks.js";
-import { twoFactorView } from "./views/two-factor.js";
-import { uploadView } from "./views/upload.js";
 
 declare global {
   interface Window {
@@ -31,66 +16,18 @@ declare global {
   }
 }
 
-const VIEWS: Record<Route["name"], View> = {
-  signin: authView,
-  tasks: tasksView,
-  task: taskView,
-  upload: uploadView,
-  generate: generateView,
-  projects: projectsView,
-  agents: agentsView,
-  chats: chatsView,
-  chat: chatView,
-  mcp: mcpView,
-  settings: settingsView,
-  admin: adminView,
-  "forgot-password": forgotPasswordView,
-  "reset-password": resetPasswordView,
-  account: accountView,
-  sessions: sessionsView,
-  security: securityView,
-  "two-factor": twoFactorView,
-};
-
-/** Page titles, so each route is announced and tabs are told apart. */
-const TITLES: Record<Route["name"], string> = {
-  signin: "Sign in",
-  tasks: "Tasks",
-  task: "Task",
-  upload: "Upload",
-  generate: "Generate",
-  projects: "Projects",
-  agents: "Agents",
-  chats: "Chats",
-  chat: "Chat",
-  mcp: "MCP servers",
-  settings: "Settings",
-  admin: "Admin",
-  "forgot-password": "Forgot password",
-  "reset-password": "Reset password",
-  account: "Account",
-  sessions: "Sessions",
-  security: "Security",
-  "two-factor": "Two-factor authentication",
-};
-
-const LINKS: [string, string, string][] = [
-  ["#/tasks", "nav-tasks", "Tasks"],
-  ["#/projects", "nav-projects", "Projects"],
-  ["#/agents", "nav-agents", "Agents"],
-  ["#/chats", "nav-chats", "Chats"],
-  ["#/mcp", "nav-mcp", "MCP"],
-  ["#/upload", "nav-upload", "Upload"],
-  ["#/generate", "nav-generate", "Generate"],
-  ["#/settings", "nav-settings", "Settings"],
-  ["#/account", "nav-account", "Account"],
-];
-
 const root = document.getElementById("app") ?? document.body;
 const client = createClient({ baseUrl: resolveApiBaseUrl(window.__CONFIG__, import.meta.env.VITE_API_BASE_URL) });
 const alertBox = h("div", { id: "alert", role: "alert", class: "alert", hidden: true });
 const noticeBox = h("div", { id: "notice", role: "status", class: "notice-bar" });
 const banner = h("div", { id: "verify-banner", class: "banner", role: "region", "aria-label": "Email verification", hidden: true });
+const actingBanner = h("div", {
+  id: "impersonation-banner",
+  class: "banner impersonating",
+  role: "region",
+  "aria-label": "Impersonation",
+  hidden: true,
+});
 const main = h("main", { id: "view" });
 const nav = h("nav", { class: "nav", "aria-label": "Main" });
 let cleanup: (() => void) | undefined;
@@ -100,6 +37,19 @@ let rendered: string | undefined;
 let pendingNotice: string | undefined;
 /** A problem for the page the next render opens (the signed-out page's "Your session has ended"). */
 let pendingError: unknown;
+
+/** Where the next sign-in goes (ctx.returnAfterSignIn), kept per tab so a sign-in that reloads the page still finds it. */
+const RETURN_KEY = "web.afterSignIn";
+
+function takeReturn(): string | undefined {
+  try {
+    const route = sessionStorage.getItem(RETURN_KEY);
+    sessionStorage.removeItem(RETURN_KEY);
+    return route?.startsWith("#/") ? route : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Asks the admin route once: the only way to learn the role while /api/me reports none. */
 async function probeAdmin(): Promise<boolean> {
@@ -115,6 +65,9 @@ const ctx: AppContext = {
   client,
   user: null,
   isAdmin: false,
+  activeOrganizationId: null,
+  organizations: [],
+  impersonatedBy: null,
   sessionRecheckSeconds: resolveSessionRecheckSeconds(window.__CONFIG__),
   navigate(route, notice) {
     pendingNotice = notice;
@@ -127,7 +80,52 @@ const ctx: AppContext = {
       ctx.isAdmin = admin;
       renderNav();
     });
-    ctx.navigate("#/tasks");
+    void ctx.refreshSession().catch(() => undefined);
+    ctx.navigate(takeReturn() ?? "#/tasks");
+  },
+  async refreshSession() {
+    const user = ctx.user;
+    if (!user) return;
+    const [current, organizations] = await Promise.all([client.auth.currentSession(), client.auth.organization.list()]);
+    if (ctx.user !== user || !current) return;
+    const before = ctx.activeOrganizationId;
+    ctx.activeOrganizationId = current.session.activeOrganizationId ?? null;
+    ctx.impersonatedBy = current.session.impersonatedBy ?? null;
+    ctx.organizations = organizations;
+    // The pages that show the active organization's work follow it.
+    if (before !== ctx.activeOrganizationId && (main.dataset.view === "projects" || main.dataset.view === "organization")) render();
+    else {
+      renderNav();
+      renderImpersonationBanner(ctx, actingBanner);
+    }
+  },
+  async setActiveOrganization(id) {
+    await client.auth.organization.setActive({ organizationId: id });
+    ctx.activeOrganizationId = id;
+    const name = ctx.organizations.find((org) => org.id === id)?.name;
+    pendingNotice = id ? `You are working in ${name ?? "the organization"}.` : "You are working on your own.";
+    render();
+    document.getElementById("org-switcher")?.focus();
+  },
+  switchedUser({ user, session }, route, notice) {
+    ctx.user = { id: user.id, email: user.email, name: user.name, emailVerified: user.emailVerified };
+    ctx.impersonatedBy = session.impersonatedBy ?? null;
+    ctx.activeOrganizationId = session.activeOrganizationId ?? null;
+    ctx.organizations = [];
+    ctx.isAdmin = false;
+    void probeAdmin().then((admin) => {
+      ctx.isAdmin = admin;
+      renderNav();
+    });
+    void ctx.refreshSession().catch(() => undefined);
+    ctx.navigate(route, notice);
+  },
+  returnAfterSignIn(route) {
+    try {
+      sessionStorage.setItem(RETURN_KEY, route);
+    } catch {
+      // Storage refused (private mode): the sign-in opens the task list.
+    }
   },
   signedOut(notice) {
     enterSignedOut({ notice });
@@ -152,6 +150,9 @@ const ctx: AppContext = {
 function enterSignedOut(next: { notice?: string; ended?: boolean }): void {
   ctx.user = null;
   ctx.isAdmin = false;
+  ctx.activeOrganizationId = null;
+  ctx.organizations = [];
+  ctx.impersonatedBy = null;
   // A refusal met while identity did not answer leaves the JWT held: it is of no use any more.
   if (client.auth.token()) void client.auth.signOut().catch(() => undefined);
   pendingError = next.ended ? SESSION_ENDED : undefined;
@@ -183,6 +184,7 @@ function renderNav(): void {
     nav,
     h("span", { class: "brand" }, "Taskboard"),
     h("div", { class: "nav-links" }, ...LINKS.map(link), ctx.isAdmin ? link(["#/admin", "nav-admin", "Admin"]) : null),
+    organizationSwitcher(ctx),
     h(
       "div",
       { class: "nav-user" },
@@ -203,6 +205,7 @@ function render(): void {
   if (ctx.user && (route.name === "signin" || route.name === "two-factor")) route = { name: "tasks", params: {} };
   renderNav();
   renderVerifyBanner(ctx, banner);
+  renderImpersonationBanner(ctx, actingBanner);
   replace(main);
   main.dataset.view = route.name;
   document.title = `${TITLES[route.name]} · Taskboard`;
@@ -236,6 +239,8 @@ async function startSession(): Promise<unknown> {
   if (check.status === "signed_in") {
     const { id, email, name, emailVerified } = check.session.user;
     ctx.user = { id, email, name, emailVerified };
+    ctx.activeOrganizationId = check.session.session.activeOrganizationId ?? null;
+    ctx.impersonatedBy = check.session.session.impersonatedBy ?? null;
   } else if (check.status === "unknown") {
     if (!client.auth.token()) return check.error;
     try {
@@ -245,14 +250,21 @@ async function startSession(): Promise<unknown> {
       return endsSession(error) ? undefined : error;
     }
   }
-  if (ctx.user) ctx.isAdmin = await probeAdmin();
+  if (ctx.user) {
+    const [admin, organizations] = await Promise.all([probeAdmin(), client.auth.organization.list().catch(() => [])]);
+    ctx.isAdmin = admin;
+    ctx.organizations = organizations;
+  }
   return undefined;
 }
 
 async function boot(): Promise<void> {
-  replace(root, h("header", {}, nav), alertBox, noticeBox, banner, main);
+  replace(root, h("header", {}, nav), alertBox, noticeBox, actingBanner, banner, main);
   const landing = takeLanding();
   const problem = await startSession();
+  // A sign-in that left the page (a mailed link, a provider) comes back here: on to the page it was for.
+  const back = ctx.user ? takeReturn() : undefined;
+  if (back) history.replaceState(null, "", `/${back}`);
   // From now on the session is checked every SESSION_RECHECK_SECONDS and whenever the window
   // regains focus; a session ended elsewhere ends here the same way as the sign-out button.
   client.auth.watchSession({

@@ -1,5 +1,6 @@
 import { ApiError } from "@app/client";
 import type { FieldIssue } from "@app/contracts";
+import { sentenceForMessage } from "./auth-messages.js";
 
 /**
  * What a person reads for each error code (packages/contracts/src/errors.ts, plus the client's
@@ -35,6 +36,7 @@ const SENTENCES: Record<string, string> = {
   invalid_two_factor_cookie: "That sign-in took too long. Sign in again.",
   too_many_attempts: "Too many wrong tries for that code. Ask for a new one.",
   banned: "This account is suspended. Contact the operator of this service.",
+  not_a_member: "You are not a member of this organization any more, so its projects are not shown. Pick another one in the header.",
   session_not_fresh: "For this, sign in again first, or confirm it from the mail we send you.",
   payload_too_large: "That is too large for the service to accept.",
   unsupported_media_type: "That type of file is not accepted.",
@@ -159,6 +161,10 @@ export function describeError(error: unknown): string {
   if (error instanceof PasskeyError) return passkeyErrorSentence(error.code);
   if (error instanceof ApiError && error.code === "rate_limited" && error.retryAfter) {
     return `Too many attempts. Try again in ${waitWords(error.retryAfter)}.`;
+  }
+  if (error instanceof ApiError && (error.code === "bad_request" || error.code === "forbidden" || error.code === "not_found")) {
+    const sentence = sentenceForMessage(error.message);
+    if (sentence) return sentence;
   }
   if (error instanceof ApiError) return sentenceFor(error.code);
   return GENERIC_SENTENCE;

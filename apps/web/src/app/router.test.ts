@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chatHref, landingHash, parseRoute, taskHref } from "./router.js";
+import { adminUserHref, chatHref, invitationHref, landingHash, PUBLIC_ROUTES, parseRoute, taskHref } from "./router.js";
 
 describe("parseRoute", () => {
   it("maps hashes to views, with the task list as the default", () => {
@@ -35,5 +35,22 @@ describe("parseRoute", () => {
     expect(landingHash("/sign-in/two-factor/", "")).toBe("#/two-factor");
     expect(parseRoute("#/two-factor")).toEqual({ name: "two-factor", params: {} });
     expect(parseRoute("#/security")).toEqual({ name: "security", params: {} });
+  });
+
+  it("maps an invitation mail's link to the invitation page, which is open signed out", () => {
+    expect(landingHash("/accept-invitation/inv_123", "")).toBe("#/accept-invitation/inv_123");
+    expect(parseRoute("#/accept-invitation/inv_123")).toEqual({ name: "accept-invitation", params: { id: "inv_123" } });
+    expect(parseRoute(invitationHref("a/b"))).toEqual({ name: "accept-invitation", params: { id: "a/b" } });
+    expect(landingHash("/accept-invitation/", "")).toBeUndefined();
+    expect(landingHash("/accept-invitation/a/b", "")).toBeUndefined();
+    expect(PUBLIC_ROUTES.has("accept-invitation")).toBe(true);
+    expect(PUBLIC_ROUTES.has("organization")).toBe(false);
+  });
+
+  it("maps the organization page and the admin's user pages", () => {
+    expect(parseRoute("#/organization")).toEqual({ name: "organization", params: {} });
+    expect(parseRoute("#/admin/users")).toEqual({ name: "admin-users", params: {} });
+    expect(parseRoute(adminUserHref("u 1"))).toEqual({ name: "admin-user", params: { id: "u 1" } });
+    expect(parseRoute("#/admin")).toEqual({ name: "admin", params: {} });
   });
 });

@@ -18,6 +18,10 @@ export const ROUTE_NAMES = [
   "sessions",
   "security",
   "two-factor",
+  "organization",
+  "accept-invitation",
+  "admin-users",
+  "admin-user",
 ] as const;
 
 /** A parsed hash route. */
@@ -41,10 +45,17 @@ const SIMPLE = new Set<string>([
   "sessions",
   "security",
   "two-factor",
+  "organization",
 ]);
 
 /** Pages open without a session (the others send a signed-out visitor to sign-in). */
-export const PUBLIC_ROUTES = new Set<Route["name"]>(["signin", "forgot-password", "reset-password", "two-factor"]);
+export const PUBLIC_ROUTES = new Set<Route["name"]>(["signin", "forgot-password", "reset-password", "two-factor", "accept-invitation"]);
+
+/**
+ * Where an invitation mail's link lands (identity's invitation mail: `<web origin>/accept-invitation/<id>`);
+ * the static server answers index.html for it and {@link landingHash} turns it into the page's hash.
+ */
+export const ACCEPT_INVITATION_PATH = "/accept-invitation";
 
 /**
  * Identity's page of the second-factor step (apps/identity/src/sign-in/finish.ts TWO_FACTOR_PAGE):
@@ -70,6 +81,11 @@ export function parseRoute(hash: string): Route {
     return { name: "reset-password", params };
   }
   if (head === "tasks" && id) return { name: "task", params: { id } };
+  if (head === "accept-invitation" && id) return { name: "accept-invitation", params: { id } };
+  if (head === "admin" && id === "users") {
+    const user = parts[2];
+    return user ? { name: "admin-user", params: { id: user } } : { name: "admin-users", params: {} };
+  }
   if (head === "chats") return id ? { name: "chat", params: { id } } : { name: "chats", params: {} };
   if (head && SIMPLE.has(head)) return { name: head as Route["name"], params: {} };
   return { name: "tasks", params: {} };
@@ -78,6 +94,16 @@ export function parseRoute(hash: string): Route {
 /** The hash of a task's page. */
 export function taskHref(id: string): string {
   return `#/tasks/${encodeURIComponent(id)}`;
+}
+
+/** The hash of an invitation's page. */
+export function invitationHref(id: string): string {
+  return `#/accept-invitation/${encodeURIComponent(id)}`;
+}
+
+/** The hash of a user's page in the admin area. */
+export function adminUserHref(id: string): string {
+  return `#/admin/users/${encodeURIComponent(id)}`;
 }
 
 /** The hash of a chat's page. */
@@ -91,13 +117,18 @@ export function chatHref(id: string): string {
  * the reset page `#/reset-password?token=…`; the API's MCP callback sends the browser back with
  * `?mcp=connected|error&serverId=&code=` (docs/mcp.md), which the MCP page reads from
  * `#/mcp?mcp=…`; a redirecting sign-in that needs a second factor lands on {@link TWO_FACTOR_PATH},
- * which is `#/two-factor` (its `callbackURL` is this app's start, where the page goes anyway).
+ * which is `#/two-factor` (its `callbackURL` is this app's start, where the page goes anyway); an
+ * invitation mail's `/accept-invitation/<id>` is `#/accept-invitation/<id>`.
  * Undefined for every other landing.
  */
 export function landingHash(pathname: string, search: string): string | undefined {
   const path = pathname.replace(/\/+$/, "");
   if (path === "/reset-password") return `#/reset-password${search}`;
   if (path === TWO_FACTOR_PATH) return "#/two-factor";
+  if (path.startsWith(`${ACCEPT_INVITATION_PATH}/`)) {
+    const id = path.slice(ACCEPT_INVITATION_PATH.length + 1);
+    if (id && !id.includes("/")) return `#${ACCEPT_INVITATION_PATH}/${id}`;
+  }
   const query = new URLSearchParams(search);
   if (!query.has("mcp")) return undefined;
   const kept = new URLSearchParams();

@@ -4,6 +4,7 @@ import type { AppContext, View } from "../context.js";
 import { h, replace } from "../dom.js";
 import { formSummary, onSubmit } from "../forms.js";
 import { pagedList } from "../paged-list.js";
+import { adminNav } from "./admin-users.js";
 
 /**
  * A role picker: a multiple `<select>` of the known roles (packages/contracts/src/admin.ts), plus
@@ -35,7 +36,7 @@ function roleEditor(ctx: AppContext, user: AdminUserView, shown: HTMLElement): H
 /** Users and their roles (read from user_role by the service); 403 for callers who are not admins. */
 export const adminView: View = (ctx, root) => {
   const body = h("div", { id: "admin-body" }, h("p", { class: "muted" }, "Loading…"));
-  root.append(h("h1", {}, "Users and roles"), body);
+  root.append(h("h1", {}, "Users and roles"), adminNav("roles"), body);
   const list = pagedList<AdminUserView>({
     id: "admin-users",
     empty: "No users.",

@@ -1,0 +1,35 @@
+import { readFileSync } from "node:fs";
+import { ApiError } from "@app/client";
+import { describe, expect, it } from "vitest";
+import { sentenceForMessage } from "./auth-messages.js";
+import { describeError, sentenceFor } from "./messages.js";
+
+/** The messages identity's organization routes refuse with (their table's values). */
+function identityMessages(): string[] {
+  const source = readFileSync(new URL("../../../identity/src/organizations/errors.ts", import.meta.url), "utf8");
+  const table = source.slice(source.indexOf("const MESSAGES"), source.indexOf("} as const"));
+  return [...table.matchAll(/^\s+[A-Z_]+: "([^"]+)",?$/gm)].map((match) => match[1] ?? "");
+}
+
+describe("sentences for the refusals of organizations and admin", () => {
+  it("has a sentence for every message identity's organization routes answer with", () => {
+    const messages = identityMessages();
+    expect(messages.length).toBeGreaterThan(30);
+    for (const message of messages) expect(sentenceForMessage(message), message).toBeDefined();
+  });
+
+  it("says the reason behind a bad_request or forbidden, and the code's sentence for an unknown message", () => {
+    expect(describeError(new ApiError(400, "bad_request", "User is already invited to this organization"))).toBe(
+      "That address already has a pending invitation.",
+    );
+    expect(describeError(new ApiError(403, "forbidden", "You are not the recipient of the invitation"))).toMatch(/sent to another address/);
+    expect(describeError(new ApiError(403, "forbidden", "something new"))).toBe(sentenceFor("forbidden"));
+    // Only those codes: a message never replaces the sentence of a code that says enough.
+    expect(describeError(new ApiError(401, "invalid_credentials", "Member not found"))).toBe(sentenceFor("invalid_credentials"));
+  });
+
+  it("tells a removed member why an organization's projects are gone, and a banned user that the account is suspended", () => {
+    expect(describeError(new ApiError(404, "not_a_member", "not a member"))).toMatch(/not a member of this organization any more/);
+    expect(describeError(new ApiError(403, "banned", "You have been banned from this application"))).toBe(sentenceFor("banned"));
+  });
+});
