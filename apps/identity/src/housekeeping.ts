@@ -79,13 +79,21 @@ export async function runHousekeeping(
 
 /**
  * Runs {@link runHousekeeping} now and then every `intervalMs` (an unref'd timer: it never keeps
- * the process alive). Returns the function that stops it.
+ * the process alive); a round still running when the next is due lets it pass, so a slow database
+ * never piles rounds up. Returns the function that stops it.
  */
 export function startHousekeeping(
   service: HousekeepingService,
   options: { logger: Logger; keyRotationMs: number; intervalMs: number; organizations?: OrganizationHousekeeping | undefined },
 ): () => void {
-  const round = () => void runHousekeeping(service, options);
+  let running = false;
+  const round = () => {
+    if (running) return;
+    running = true;
+    void runHousekeeping(service, options).finally(() => {
+      running = false;
+    });
+  };
   const timer = setInterval(round, options.intervalMs);
   timer.unref();
   round();

@@ -2,6 +2,7 @@ import { createLogger } from "@app/http-kit";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { runHousekeeping, startHousekeeping } from "../src/housekeeping.js";
+import { INVITATION_RETENTION_MS } from "../src/organizations/deletion.js";
 import { frozenClock, identityKit, type Kit, sessionCookie, signUp } from "./kit.js";
 
 const open: Kit[] = [];
@@ -58,6 +59,8 @@ describe("expired sessions are purged", () => {
       purgedTokens: 0,
       completedDeletions: 0,
       purgedMails: 0,
+      completedOrganizationDeletions: 0,
+      purgedInvitations: 0,
     });
     const failing = {
       sessions: { purgeExpired: () => Promise.reject(new Error("connect ECONNREFUSED")) },
@@ -71,7 +74,48 @@ describe("expired sessions are purged", () => {
       purgedTokens: 0,
       completedDeletions: 0,
       purgedMails: 0,
+      completedOrganizationDeletions: 0,
+      purgedInvitations: 0,
     });
+  });
+
+  it("finishes organization deletions the API is done with and purges invitations a month past their expiry", async () => {
+    const clock = frozenClock();
+    const k = await kit({}, clock.now);
+    const { user } = await signUp(k.app);
+    const prisma = k.db.prisma;
+    const org = (id: string) => prisma.organization.create({ data: { id, name: id, slug: `${id}-${user.id}` } });
+    await org("done");
+    await org("waiting");
+    await prisma.organizationDeletion.createMany({
+      data: [
+        { organizationId: "done", apiDoneAt: new Date(clock.now()) },
+        { organizationId: "waiting", apiDoneAt: null },
+      ],
+    });
+    const invitation = (id: string, expiresAt: Date) =>
+      prisma.invitation.create({
+        data: {
+          id,
+          organizationId: "waiting",
+          email: `${id}@example.com`,
+          role: "member",
+          status: "accepted",
+          expiresAt,
+          inviterId: user.id,
+        },
+      });
+    await invitation("old", new Date(clock.now() - INVITATION_RETENTION_MS));
+    await invitation("recent", new Date(clock.now() - INVITATION_RETENTION_MS + 1));
+    const round = await runHousekeeping(k.service, { logger: silent, keyRotationMs: 0 });
+    expect([round.completedOrganizationDeletions, round.purgedInvitations]).toEqual([1, 1]);
+    expect((await prisma.organization.findMany({ select: { id: true } })).map((o) => o.id)).toEqual(["waiting"]);
+    expect((await prisma.invitation.findMany({ select: { id: true } })).map((i) => i.id)).toEqual(["recent"]);
+    expect((await prisma.organizationDeletion.findUniqueOrThrow({ where: { organizationId: "done" } })).completedAt).toEqual(
+      new Date(clock.now()),
+    );
+    const again = await runHousekeeping(k.service, { logger: silent, keyRotationMs: 0 });
+    expect([again.completedOrganizationDeletions, again.purgedInvitations]).toEqual([0, 0]);
   });
 
   it("rotates on the interval when KEY_ROTATION_DAYS is set", async () => {
