@@ -1,17 +1,18 @@
 import type { Server } from "node:http";
 import { createVerifier, type Verifier } from "@app/auth-verify";
 import { NEXT_CURSOR_HEADER } from "@app/contracts";
-import { type Db, isDatabaseUnavailable, isInvalidInput, Prisma } from "@app/db";
-import { AppError, errorHandler, notFoundHandler, RouteTable, requestLogging, securityHeaders } from "@app/http-kit";
+import type { Db } from "@app/db";
+import { errorHandler, notFoundHandler, RouteTable, requestLogging, securityHeaders } from "@app/http-kit";
 import { SecretBox } from "@app/secret-box";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
 import { DeletedUsers } from "./account/deleted-users.js";
 import { meRoutes } from "./account/me.js";
-import { isMissingUser, UserDeletions } from "./account/user-deletion.js";
+import { UserDeletions } from "./account/user-deletion.js";
 import { RolesService } from "./admin/roles.js";
 import { adminRoutes } from "./admin/routes.js";
+import { classify } from "./classify.js";
 import type { ApiConfig } from "./config.js";
 import { createAuthenticate } from "./entry/authenticate.js";
 import { bearer } from "./entry/bearer.js";
@@ -38,6 +39,7 @@ import { OutboundUrlPolicy, type ResolveAll } from "./mcp/outbound-url.js";
 import { mcpServerRoutes, mcpToolRoutes } from "./mcp/routes.js";
 import { McpServersService } from "./mcp/servers.js";
 import { McpToolsService } from "./mcp/tools.js";
+import { createMcpServer } from "./mcp-server/server.js";
 import { type OrganizationDeletionDeps, OrganizationDeletions } from "./organizations/deletion.js";
 import { Memberships } from "./organizations/membership.js";
 import { Places } from "./organizations/places.js";
@@ -119,19 +121,6 @@ export function verifierFromConfig(config: ApiConfig, now?: () => number): Verif
   });
 }
 
-/** Maps dependency failures to coded errors. */
-function classify(error: unknown): AppError | undefined {
-  if (isDatabaseUnavailable(error)) return new AppError("service_unavailable", "database unavailable", { cause: error });
-  if (isInvalidInput(error)) return new AppError("bad_request", "request contains a value that cannot be stored", { cause: error });
-  // A write for a user whose account is gone (a JWT issued before the deletion): 401, not 409.
-  if (isMissingUser(error)) return new AppError("unauthorized", "the account of this token no longer exists", { cause: error });
-  if (error instanceof Prisma.PrismaClientKnownRequestError) {
-    if (error.code === "P2025") return new AppError("not_found", "not found", { cause: error });
-    if (error.code === "P2003") return new AppError("conflict", "a referenced record does not exist", { cause: error });
-  }
-  return undefined;
-}
-
 function textProviderFrom(config: ApiConfig, doFetch: typeof fetch | undefined): TextProvider {
   if (!config.openai) return new LocalTextProvider();
   return new OpenAiCompatibleProvider({ ...config.openai, ...(doFetch ? { fetch: doFetch } : {}) });
@@ -206,6 +195,21 @@ export function createApp(deps: ApiDeps): ApiApp {
   const capsRedis = deps.caps || !config.redisUrl ? undefined : connectCapsRedis(config.redisUrl, logger);
   const caps = deps.caps ?? new UserCaps({ limits: config.userCaps, redis: capsRedis, logger });
   const uploadLimits = { maxFileBytes: config.uploadMaxBytes, allowedTypes: config.uploadAllowedTypes };
+  const maxPerOrganization = config.maxProjectsPerOrganization;
+  const projects = new ProjectsService(prisma, { memberships, store, announceDeleted, maxPerOrganization });
+  const chats = new ChatsService(prisma, places);
+  // The API as an MCP server for agents (mcp-server/): the same services, the same rules.
+  const services = { tasks, projects, chats, logger, classify };
+  const mcpServer = createMcpServer({
+    resource: config.mcpServer,
+    verifier,
+    deleted,
+    caps,
+    redis: capsRedis,
+    tools: services,
+    logger,
+    now: deps.now,
+  });
 
   const app = express();
   app.disable("x-powered-by");
@@ -220,17 +224,15 @@ export function createApp(deps: ApiDeps): ApiApp {
   const routes = new RouteTable().add(
     ...meRoutes(signedIn),
     ...taskRoutes(signedIn, { tasks, bus, sse, store, upload: uploadLimits, maxResumeEvents, logger, caps, resume }),
-    ...projectRoutes(
-      signedIn,
-      new ProjectsService(prisma, { memberships, store, announceDeleted, maxPerOrganization: config.maxProjectsPerOrganization }),
-    ),
+    ...projectRoutes(signedIn, projects),
     ...agentRoutes(signedIn, new AgentsService(prisma, places)),
-    ...chatRoutes(signedIn, new ChatsService(prisma, places)),
+    ...chatRoutes(signedIn, chats),
     ...mcpServerRoutes(signedIn, mcpServers),
     ...mcpToolRoutes(signedIn, tools),
     ...uploadRoutes(signedIn, { uploads: new UploadsService(prisma, store, memberships), limits: uploadLimits }),
     ...generateRoutes(signedIn, { provider: deps.textProvider ?? textProviderFrom(config, deps.fetch), sse, logger, caps }),
     ...mcpOAuthRoutes({ oauth, session, returnUrl: config.mcpReturnUrl, nonceCookie: nonceCookie(config.baseUrl), logger }),
+    ...mcpServer.routes,
     ...adminRoutes(signedIn, roles),
     ...healthRoutes(db, bus),
   );
@@ -296,6 +298,7 @@ export function createApp(deps: ApiDeps): ApiApp {
       push.close();
       caps.close();
       await capsRedis?.close();
+      mcpServer.close();
       verifier.close();
     },
     close: () => store.close(),

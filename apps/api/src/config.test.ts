@@ -118,7 +118,8 @@ describe("api config", () => {
 
   it("reads the per-user caps, the resume depth and REDIS_URL", () => {
     const defaults = testConfig({ DATABASE_URL: "postgresql://x/y" });
-    expect(defaults.userCaps).toEqual({ streams: 20, sockets: 20, generations: 3 });
+    expect(defaults.userCaps).toEqual({ streams: 20, sockets: 20, generations: 3, mcpRequests: 8 });
+    expect(defaults.mcpServer.toolCallsPerMinute).toBe(120);
     expect(defaults.sseMaxResumeEvents).toBe(500);
     expect(defaults.redisUrl).toBeUndefined();
     const set = testConfig({
@@ -126,12 +127,25 @@ describe("api config", () => {
       MAX_STREAMS_PER_USER: "5",
       MAX_SOCKETS_PER_USER: "6",
       MAX_GENERATIONS_PER_USER: "1",
+      MCP_SERVER_MAX_REQUESTS_PER_USER: "2",
+      MCP_SERVER_TOOL_CALLS_PER_MINUTE: "7",
       SSE_MAX_RESUME_EVENTS: "50",
       REDIS_URL: "redis://127.0.0.1:6379",
     });
-    expect(set.userCaps).toEqual({ streams: 5, sockets: 6, generations: 1 });
+    expect(set.userCaps).toEqual({ streams: 5, sockets: 6, generations: 1, mcpRequests: 2 });
+    expect(set.mcpServer.toolCallsPerMinute).toBe(7);
     expect(set.sseMaxResumeEvents).toBe(50);
     expect(set.redisUrl).toBe("redis://127.0.0.1:6379");
     expect(() => testConfig({ DATABASE_URL: "postgresql://x/y", MAX_GENERATIONS_PER_USER: "0" })).toThrow();
+    expect(() => testConfig({ DATABASE_URL: "postgresql://x/y", MCP_SERVER_TOOL_CALLS_PER_MINUTE: "0" })).toThrow();
+  });
+
+  it("names the MCP server's resource, metadata and token issuer from the base URL", () => {
+    const config = testConfig({ DATABASE_URL: "postgresql://x/y", BASE_URL: "https://app.example.com/", JWT_ISSUER: "other" });
+    expect(config.mcpServer).toMatchObject({
+      resource: "https://app.example.com/api/mcp",
+      metadataUrl: "https://app.example.com/.well-known/oauth-protected-resource/api/mcp",
+      issuer: "https://app.example.com",
+    });
   });
 });

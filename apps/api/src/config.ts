@@ -1,5 +1,5 @@
 import path from "node:path";
-import { AUTH_BASE_PATH } from "@app/contracts";
+import { AUTH_BASE_PATH, MCP_RESOURCE_METADATA_PATH, MCP_RESOURCE_PATH } from "@app/contracts";
 import {
   commaList,
   databaseSettingsShape,
@@ -142,6 +142,12 @@ const schema = z
     MAX_STREAMS_PER_USER: int(1).default(20).describe("concurrent SSE task streams of one user (429 beyond)"),
     MAX_SOCKETS_PER_USER: int(1).default(20).describe("concurrent WebSockets of one user (429 beyond)"),
     MAX_GENERATIONS_PER_USER: int(1).default(3).describe("concurrent generations of one user (429 beyond)"),
+    MCP_SERVER_MAX_REQUESTS_PER_USER: int(1)
+      .default(8)
+      .describe("requests one user may have under way at once at `/api/mcp`, the API's own MCP server (429 beyond)"),
+    MCP_SERVER_TOOL_CALLS_PER_MINUTE: int(1)
+      .default(120)
+      .describe("tool calls one user may make at `/api/mcp` in any 60 seconds (429 beyond)"),
     MAX_PROJECTS_PER_ORGANIZATION: int(1).default(1_000).describe("projects one organization may hold (409 beyond)"),
     REDIS_URL: z
       .url({ error: "REDIS_URL must be a redis:// or rediss:// URL" })
@@ -237,8 +243,14 @@ export interface ApiConfig {
    * stream's or socket's buffer budget), and how long a resume waits for room before `resync`.
    */
   resume: { maxBytes: number; maxWaitMs: number };
-  /** Concurrent SSE task streams, WebSockets and generations one user may hold (429 beyond). */
-  userCaps: { streams: number; sockets: number; generations: number };
+  /** Concurrent SSE task streams, WebSockets, generations and MCP server requests one user may hold (429 beyond). */
+  userCaps: { streams: number; sockets: number; generations: number; mcpRequests: number };
+  /**
+   * The API's own MCP server (mcp-server/): its resource URL (the `aud` of its access tokens), the
+   * address of its protected resource metadata, the issuer of its tokens (the authorization server
+   * at the base URL) and the tool calls one user may make per minute.
+   */
+  mcpServer: { resource: string; metadataUrl: string; issuer: string; toolCallsPerMinute: number };
   /** Projects one organization may hold (409 `conflict` beyond). */
   maxProjectsPerOrganization: number;
   /** Redis holding the per-user counts across instances (in process when unset). */
@@ -302,7 +314,18 @@ export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): A
     sseMaxBufferedBytes: env.SSE_MAX_BUFFERED_BYTES,
     sseMaxResumeEvents: env.SSE_MAX_RESUME_EVENTS,
     resume: { maxBytes: env.RESUME_MAX_BYTES, maxWaitMs: env.RESUME_MAX_WAIT_MS },
-    userCaps: { streams: env.MAX_STREAMS_PER_USER, sockets: env.MAX_SOCKETS_PER_USER, generations: env.MAX_GENERATIONS_PER_USER },
+    userCaps: {
+      streams: env.MAX_STREAMS_PER_USER,
+      sockets: env.MAX_SOCKETS_PER_USER,
+      generations: env.MAX_GENERATIONS_PER_USER,
+      mcpRequests: env.MCP_SERVER_MAX_REQUESTS_PER_USER,
+    },
+    mcpServer: {
+      resource: `${baseUrl}${MCP_RESOURCE_PATH}`,
+      metadataUrl: `${baseUrl}${MCP_RESOURCE_METADATA_PATH}`,
+      issuer: baseUrl,
+      toolCallsPerMinute: env.MCP_SERVER_TOOL_CALLS_PER_MINUTE,
+    },
     maxProjectsPerOrganization: env.MAX_PROJECTS_PER_ORGANIZATION,
     redisUrl: env.REDIS_URL,
     wsMaxBufferedBytes: env.WS_MAX_BUFFERED_BYTES,

@@ -1,7 +1,7 @@
 /** Shared test setup: a migrated database, the identity stub, and the API on a real HTTP server. */
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -41,11 +41,15 @@ export interface TestApiOptions {
   deps?: Partial<Omit<ApiDeps, "config" | "db" | "logger">>;
   /** Level of the captured logger (default info). */
   logLevel?: string;
+  /** The public base URL (BASE_URL, the stub's issuer and audience); default the stub's. */
+  baseUrl?: string;
+  /** Port to listen on (default a free one): with `baseUrl` on it, the API is its own base URL. */
+  port?: number;
 }
 
 /** Starts everything a test file needs; `close()` tears it all down. */
 export async function startTestApi(options: TestApiOptions = {}): Promise<TestApi> {
-  const stub = await startIdentityStub();
+  const stub = await startIdentityStub(options.baseUrl);
   const database: TestDatabase | undefined = options.unreachableDatabase ? undefined : await createTestDatabase();
   // The API connects as its own role: identity's tables are refused, as in production.
   const databaseUrl = database?.apiUrl ?? "postgresql://nobody@127.0.0.1:1/unreachable";
@@ -82,7 +86,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
   const api = createApp({ config, db, logger, ...options.deps });
   const server = createHttpServer(api, config);
   if (!options.unreachableDatabase) await api.start();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -190,6 +194,15 @@ export function countEvents(mark = "event: message.created"): { add(chunk: Buffe
       return count;
     },
   };
+}
+
+/** A port free on 127.0.0.1 right now (for a server whose base URL must be known before it starts). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
 
 /** Polls `check` until it is truthy (bounded). */

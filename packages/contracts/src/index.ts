@@ -13,6 +13,7 @@ export * from "./identity-admin.js";
 export * from "./jwt.js";
 export * from "./key-set-events.js";
 export * from "./mcp.js";
+export * from "./mcp-tools.js";
 export * from "./me.js";
 export * from "./organizations.js";
 export * from "./pagination.js";

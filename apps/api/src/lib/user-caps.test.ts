@@ -17,7 +17,7 @@ const logger = createLogger({
     },
   }),
 });
-const limits = { streams: 3, sockets: 2, generations: 1 };
+const limits = { streams: 3, sockets: 2, generations: 1, mcpRequests: 2 };
 
 async function refusal(caps: UserCaps, kind: "streams" | "sockets" | "generations", user: string) {
   return caps.acquire(kind, user).then(

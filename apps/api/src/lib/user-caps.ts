@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import type { CapsRedis } from "./caps-redis.js";
 
 /** The resources a user holds open, each with its own cap. */
-export type CapKind = "streams" | "sockets" | "generations";
+export type CapKind = "streams" | "sockets" | "generations" | "mcpRequests";
 
 /** Seconds a refused client is told to wait: slots free up as soon as another stream ends. */
 export const CAP_RETRY_AFTER_S = 5;
@@ -26,7 +26,12 @@ export interface UserCapsOptions {
   leaseTtlMs?: number;
 }
 
-const WHAT: Record<CapKind, string> = { streams: "event streams", sockets: "WebSockets", generations: "generations" };
+const WHAT: Record<CapKind, string> = {
+  streams: "event streams",
+  sockets: "WebSockets",
+  generations: "generations",
+  mcpRequests: "MCP requests",
+};
 
 // Slots are members of a sorted set per (kind, user) scored by their expiry (Redis server time, so
 // instance clocks do not matter). Acquiring drops expired members, then adds one if the set is
@@ -179,7 +184,7 @@ export function concurrencyLimitHeaders(name: string, limit: number, remaining: 
 }
 
 function refused(kind: CapKind, limit: number): AppError {
-  return new AppError("rate_limited", `too many open ${WHAT[kind]}: at most ${limit} per user; close one or retry later`, {
+  return new AppError("rate_limited", `too many ${WHAT[kind]} at once: at most ${limit} per user; close one or retry later`, {
     headers: { "Retry-After": String(CAP_RETRY_AFTER_S), ...concurrencyLimitHeaders(kind, limit, 0) },
   });
 }

@@ -12,6 +12,7 @@ import type { Prisma, PrismaClient } from "@app/db";
 import { newId } from "../lib/ids.js";
 import { keysetPage, type Page } from "../lib/pagination.js";
 import { defined, notFound } from "../lib/refs.js";
+import { containsText } from "../lib/text-match.js";
 import type { Action } from "../organizations/membership.js";
 import { type Places, placeOf, WITH_PLACE } from "../organizations/places.js";
 
@@ -46,13 +47,14 @@ export class ChatsService {
     private readonly places: Places,
   ) {}
 
-  /** `?projectId=`: that project's chats; else the user's own outside organizations. */
-  async list(userId: string, query: ProjectContentQuery): Promise<Page<ChatView>> {
+  /** `?projectId=`: that project's chats; else the user's own outside organizations. With `match`, those whose title contains it. */
+  async list(userId: string, query: ProjectContentQuery, match?: string): Promise<Page<ChatView>> {
     let where: Prisma.ChatWhereInput = { userId, ...OUTSIDE_ORGANIZATIONS };
     if (query.projectId) {
       const at = await this.places.inProject(userId, query.projectId, "read");
       where = at.organizationId === null ? { projectId: query.projectId, userId } : { projectId: query.projectId };
     }
+    if (match !== undefined) where = { AND: [where, { title: containsText(match) }] };
     const page = await keysetPage(query, ({ take, before }) =>
       this.prisma.chat.findMany({ where: { ...where, ...(before ? { id: { lt: before } } : {}) }, orderBy: { id: "desc" }, take }),
     );

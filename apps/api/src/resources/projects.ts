@@ -4,6 +4,7 @@ import { AppError } from "@app/http-kit";
 import { newId } from "../lib/ids.js";
 import { keysetPage, type Page } from "../lib/pagination.js";
 import { defined, notFound } from "../lib/refs.js";
+import { containsText } from "../lib/text-match.js";
 import { type PurgedTask, purgeProjects } from "../organizations/content.js";
 import type { Memberships, Place } from "../organizations/membership.js";
 import type { FileStore } from "../uploads/file-store.js";
@@ -47,12 +48,16 @@ export class ProjectsService {
     private readonly deps: ProjectsDeps,
   ) {}
 
-  /** `?organizationId=`: that organization's projects (404 for a non-member); else the user's own. */
-  async list(userId: string, query: ProjectListQuery): Promise<Page<ProjectView>> {
+  /**
+   * `?organizationId=`: that organization's projects (404 for a non-member); else the user's own.
+   * With `match`, those whose name or description contains it.
+   */
+  async list(userId: string, query: ProjectListQuery, match?: string): Promise<Page<ProjectView>> {
     const { organizationId } = query;
     if (organizationId)
       await this.deps.memberships.require(userId, { at: { userId, organizationId }, action: "read", kind: "organization" });
-    const where: Prisma.ProjectWhereInput = organizationId ? { organizationId } : { userId, organizationId: null };
+    let where: Prisma.ProjectWhereInput = organizationId ? { organizationId } : { userId, organizationId: null };
+    if (match !== undefined) where = { AND: [where, { OR: [{ name: containsText(match) }, { description: containsText(match) }] }] };
     const page = await keysetPage(query, ({ take, before }) =>
       this.prisma.project.findMany({ where: { ...where, ...(before ? { id: { lt: before } } : {}) }, orderBy: { id: "desc" }, take }),
     );

@@ -13,6 +13,7 @@ import type { EventBus } from "../events/bus.js";
 import { newId } from "../lib/ids.js";
 import { keysetPage, type Page } from "../lib/pagination.js";
 import { defined, notFound } from "../lib/refs.js";
+import { containsText } from "../lib/text-match.js";
 import { purgeTasks } from "../organizations/content.js";
 import type { Action, Place } from "../organizations/membership.js";
 import { type Places, placeOf, WITH_PLACE } from "../organizations/places.js";
@@ -64,13 +65,18 @@ export class TasksService {
     private readonly store: Pick<FileStore, "remove">,
   ) {}
 
-  /** `?projectId=`: that project's tasks (every member's in an organization's); else the user's own outside organizations. */
-  async list(userId: string, query: ProjectContentQuery): Promise<Page<TaskView>> {
+  /**
+   * `?projectId=`: that project's tasks (every member's in an organization's); else the user's own
+   * outside organizations. With `match` (the MCP server's search), only those whose title or
+   * description contains it.
+   */
+  async list(userId: string, query: ProjectContentQuery, match?: string): Promise<Page<TaskView>> {
     let where: Prisma.TaskWhereInput = { userId, ...OUTSIDE_ORGANIZATIONS };
     if (query.projectId) {
       const at = await this.places.inProject(userId, query.projectId, "read");
       where = at.organizationId === null ? { projectId: query.projectId, userId } : { projectId: query.projectId };
     }
+    if (match !== undefined) where = { AND: [where, { OR: [{ title: containsText(match) }, { description: containsText(match) }] }] };
     const page = await keysetPage(query, ({ take, before }) =>
       this.prisma.task.findMany({ where: { ...where, ...(before ? { id: { lt: before } } : {}) }, orderBy: { id: "desc" }, take }),
     );
