@@ -1,4 +1,76 @@
+import { createDb } from "@app/db";
+import { expect } from "vitest";
 import type { ConformanceContext } from "./context.js";
 
-/** Answers every route of the feature (route-conformance.test.ts). */
-export async function drive(_ctx: ConformanceContext): Promise<void> {}
+/**
+ * Grants the admin role as `pnpm admin:grant` would: a write to the API's user_role, which
+ * identity's own role may not make. The context names no database, so the server's
+ * administrator (the URL the test databases are made from) finds the test database holding the
+ * user, whose id is a fresh UUID, and writes there.
+ */
+async function grantAdmin(userId: string): Promise<void> {
+  const base = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (!base) throw new Error("TEST_DATABASE_URL is not set");
+  const server = createDb(base, { max: 1 });
+  let names: string[];
+  try {
+    const { rows } = await server.pool.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 't\\_%'`);
+    names = rows.map((row) => row.datname);
+  } finally {
+    await server.close();
+  }
+  for (const name of names) {
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    const db = createDb(url.toString(), { max: 1 });
+    try {
+      const { rowCount } = await db.pool.query(
+        `INSERT INTO user_role (user_id, role) SELECT id, 'admin' FROM "user" WHERE id = $1 ON CONFLICT DO NOTHING`,
+        [userId],
+      );
+      if (rowCount) return;
+    } catch {
+      // A database being dropped or not yet migrated by another test: not this one.
+    } finally {
+      await db.close();
+    }
+  }
+  throw new Error(`no test database holds user ${userId}`);
+}
+
+/**
+ * Answers every route of the feature (route-conformance.test.ts): an admin lists, reads,
+ * creates, changes, bans and unbans, manages sessions, impersonates and removes users.
+ */
+export async function drive(ctx: ConformanceContext): Promise<void> {
+  const { expectJson, password } = ctx;
+  const admin = ctx.client();
+  const signedUp = await expectJson(await admin.post("/api/auth/sign-up/email", { email: ctx.fresh("admin"), password, name: "Admin" }));
+  const adminId = (signedUp.user as { id: string }).id;
+  await grantAdmin(adminId);
+  const path = (route: string) => `/api/auth/admin/${route}`;
+
+  const email = ctx.fresh("managed");
+  const created = await expectJson(await admin.post(path("create-user"), { email, password, name: "Managed" }));
+  const userId = (created.user as { id: string }).id;
+  expect((await expectJson(await admin.get(path("list-users?limit=5&sortBy=createdAt&sortDirection=desc")))).total).toBeGreaterThan(1);
+  await expectJson(await admin.get(path(`get-user?id=${userId}`)));
+  await expectJson(await admin.post(path("update-user"), { userId, data: { name: "Managed Renamed" } }));
+  await expectJson(await admin.post(path("set-role"), { userId, role: "admin" }));
+  await expectJson(await admin.post(path("set-role"), { userId, role: "user" }));
+  await expectJson(await admin.post(path("set-user-password"), { userId, newPassword: `${password} again` }));
+  await expectJson(await admin.post(path("has-permission"), { permissions: { user: ["list"] } }));
+
+  const user = ctx.client();
+  await expectJson(await user.post("/api/auth/sign-in/email", { email, password: `${password} again` }));
+  const sessions = await expectJson(await admin.post(path("list-user-sessions"), { userId }));
+  const [session] = sessions.sessions as { token: string }[];
+  await expectJson(await admin.post(path("revoke-user-session"), { sessionToken: session?.token }));
+  await expectJson(await admin.post(path("revoke-user-sessions"), { userId }));
+  await expectJson(await admin.post(path("ban-user"), { userId, banReason: "conformance", banExpiresIn: 60 }));
+  await expectJson(await admin.post(path("unban-user"), { userId }));
+
+  await expectJson(await admin.post(path("impersonate-user"), { userId }));
+  await expectJson(await admin.post(path("stop-impersonating")));
+  await expectJson(await admin.post(path("remove-user"), { userId }));
+}
