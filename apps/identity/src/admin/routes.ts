@@ -20,6 +20,7 @@ import {
   statusResponse,
 } from "@app/contracts";
 import { type AnyRoute, defineRoute } from "@app/http-kit";
+import type { Response } from "express";
 import type { FeatureDeps } from "../features.js";
 import { signedInUser } from "../middleware/guards.js";
 import { Bans } from "./bans.js";
@@ -54,7 +55,7 @@ export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
   const read = [guards.origin, guards.noStore, limits.perIp, guards.cookies, guards.signedIn, admin, limits.perAdmin];
   const write = [guards.origin, guards.noStore, limits.perIp, guards.body, guards.cookies, guards.signedIn, admin, limits.perAdmin];
   const sensitive = [...write, limits.sensitive];
-  const adminId = (res: Parameters<typeof signedInUser>[0]) => signedInUser(res).user.id;
+  const adminId = (res: Response) => signedInUser(res).user.id;
 
   return [
     defineRoute({
