@@ -68,6 +68,15 @@ describe("the accepted typ header", () => {
     keySet.close();
   });
 
+  it("refuses the whole hostile corpus built for an access token resource, the contract's typ among it", async () => {
+    const v = verifier({ tokenType: "at+jwt" });
+    const options = { key, issuer: "https://auth.test", audience: "api.test", nowSec: T0_SEC, typ: "at+jwt", claims: { client_id: "c" } };
+    const corpus = await buildHostileTokens(options);
+    expect(corpus.map((c) => c.name)).toContain("typ JWT (the other kind of token, same key and claims)");
+    for (const { name, token } of corpus) await expect(v.verifyToken(token), name).rejects.toBeInstanceOf(AuthVerifyError);
+    await expect(v.verifyToken(await accessToken())).resolves.toBeDefined();
+  });
+
   it("must be a non-empty printable token", () => {
     for (const tokenType of ["", " at+jwt", "at+jwt\n", "x".repeat(65)]) {
       expect(() => createVerifier({ jwksUrl: server.url, tokenType })).toThrow(TypeError);

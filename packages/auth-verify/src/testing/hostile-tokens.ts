@@ -21,6 +21,10 @@ export interface HostileCorpusOptions {
   nowSec?: number;
   /** `sub` of otherwise valid tokens. */
   subject?: string;
+  /** The `typ` the verifier expects (default `JWT`, the contract's; `at+jwt` for an OAuth resource server). */
+  typ?: string;
+  /** Claims every otherwise valid token carries besides the registered ones (an access token's `client_id`, `scope`). */
+  claims?: Record<string, unknown>;
 }
 
 /** One bad token and why it is bad. */
@@ -63,7 +67,7 @@ function flip(segment: string): string {
 }
 
 /**
- * Builds the shared hostile-token corpus (47 tokens): every one must be refused with a
+ * Builds the shared hostile-token corpus (48 tokens): every one must be refused with a
  * 401 by the verification primitive and by every entry that uses it (HTTP business route,
  * streaming middleware, WebSocket upgrade). Tokens are correctly signed by the real key wherever
  * that makes the attack stronger, so only the check under test can refuse them.
@@ -72,14 +76,24 @@ export async function buildHostileTokens(options: HostileCorpusOptions): Promise
   const { key, issuer, audience } = options;
   const now = options.nowSec ?? Math.floor(Date.now() / 1000);
   const claims = (over: Record<string, unknown> = {}) => {
-    const base: Record<string, unknown> = { sub: options.subject ?? "hostile-user", iss: issuer, aud: audience, iat: now, exp: now + 3600 };
+    const base: Record<string, unknown> = {
+      ...options.claims,
+      sub: options.subject ?? "hostile-user",
+      iss: issuer,
+      aud: audience,
+      iat: now,
+      exp: now + 3600,
+    };
     for (const [name, value] of Object.entries(over)) {
       if (value === undefined) delete base[name];
       else base[name] = value;
     }
     return base;
   };
-  const head = (over: Record<string, unknown> = {}) => ({ alg: "EdDSA", typ: "JWT", kid: key.kid, ...over });
+  const typ = options.typ ?? "JWT";
+  // The other kind of token the same key signs: an access token for a contract verifier, and back.
+  const otherTyp = typ.toLowerCase() === "jwt" ? "at+jwt" : "JWT";
+  const head = (over: Record<string, unknown> = {}) => ({ alg: "EdDSA", typ, kid: key.kid, ...over });
   const foreign = (await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true })).privateKey;
   const real = (h: unknown, p: unknown) => signRaw(key.privateKey, h, p);
   const valid = await real(head(), claims());
@@ -89,12 +103,12 @@ export async function buildHostileTokens(options: HostileCorpusOptions): Promise
   const tokens: Array<[string, string | Promise<string>]> = [
     ["alg none, empty signature", `${json(head({ alg: "none" }))}.${json(claims())}.`],
     ["alg none, with a real signature", real(head({ alg: "none" }), claims())],
-    ["alg missing", real({ typ: "JWT", kid: key.kid }, claims())],
+    ["alg missing", real({ typ, kid: key.kid }, claims())],
     ["alg RS256 claimed, Ed25519 signature", real(head({ alg: "RS256" }), claims())],
     ["HS256 signed with the public key bytes (algorithm confusion)", hs256(x, head({ alg: "HS256" }), claims())],
     ["HS256 signed with the public JWK text", hs256(JSON.stringify(key.publicJwk), head({ alg: "HS256" }), claims())],
     ["unknown kid", real(head({ kid: "no-such-key" }), claims())],
-    ["kid missing", real({ alg: "EdDSA", typ: "JWT" }, claims())],
+    ["kid missing", real({ alg: "EdDSA", typ }, claims())],
     ["non-string kid (number)", real(head({ kid: 1 }), claims())],
     ["non-string kid (object)", real(head({ kid: { kid: key.kid } }), claims())],
     ["empty kid", real(head({ kid: "" }), claims())],
@@ -131,6 +145,7 @@ export async function buildHostileTokens(options: HostileCorpusOptions): Promise
     ["foreign key reusing the real kid", signRaw(foreign, head(), claims())],
     ["100 KB token", real(head(), claims({ pad: "x".repeat(75_000) }))],
     ["random junk", "not-a-token"],
+    [`typ ${otherTyp} (the other kind of token, same key and claims)`, real(head({ typ: otherTyp }), claims())],
     // A leaked key must not mint a token that never expires (JSON 1e999 is Infinity), one issued
     // in the future, or one that lives longer than identity's 30 days.
     ["exp 1e999 (never expires)", real(head(), JSON.stringify(claims()).replace(/"exp":[0-9]+/, '"exp":1e999'))],
