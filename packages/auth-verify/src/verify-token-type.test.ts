@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { AuthVerifyError } from "./errors.js";
 import { RemoteKeySet } from "./remote-key-set.js";
 import {
   claims,
@@ -9,8 +10,10 @@ import {
   mint,
   signRaw,
   startJwksServer,
+  T0_SEC,
   type TestKey,
 } from "./test-fixtures.js";
+import { buildHostileTokens } from "./testing/index.js";
 import { createVerifier, type Verifier, type VerifierOptions } from "./verify.js";
 
 let key: TestKey;
