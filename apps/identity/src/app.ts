@@ -10,6 +10,8 @@ import type { FeatureDeps } from "./features.js";
 import { identityGuards } from "./middleware/guards.js";
 import type { RateLimitRedis } from "./middleware/rate-limit-stores.js";
 import { createRateLimits, markPasswordRejections, type RateLimits } from "./middleware/rate-limits.js";
+import { oauthProviderRoutes } from "./oauth-provider/routes.js";
+import { OrganizationHousekeeping } from "./organizations/deletion.js";
 import { organizationRoutes } from "./organizations/routes.js";
 import { passkeyRoutes } from "./passkeys/routes.js";
 import { passwordlessRoutes } from "./passwordless/routes.js";
@@ -46,6 +48,8 @@ export interface IdentityApp {
   app: Express;
   service: IdentityService;
   rateLimits: RateLimits;
+  /** The organizations' share of the housekeeping rounds (server.ts hands it to startHousekeeping). */
+  organizations: OrganizationHousekeeping;
   /** Every route of the app, each with its guards in order (routes/*.ts); coverage() under tests. */
   routes: RouteTable;
   /** Releases what the app holds besides the database (the rate limit store). */
@@ -148,6 +152,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     ...passwordlessRoutes(features),
     ...organizationRoutes(features),
     ...adminRoutes(features),
+    ...oauthProviderRoutes(features),
   );
   routes.add(openApiRoute(routes, { serverUrl: config.baseUrl, cookieName: config.cookieName }));
 
@@ -163,5 +168,6 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   app.use(notFoundHandler());
   app.use(markPasswordRejections);
   app.use(errorHandler({ logger, classify, topLevelFields: underAuthBase }));
-  return { app, service, rateLimits, routes, close: () => rateLimits.close() };
+  const organizations = new OrganizationHousekeeping({ prisma: db.prisma, now });
+  return { app, service, rateLimits, routes, organizations, close: () => rateLimits.close() };
 }

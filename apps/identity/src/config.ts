@@ -127,6 +127,12 @@ const schema = z
       .min(0)
       .default(0)
       .describe("make a new signing key when the newest is this old (0: never; `pnpm keys:rotate` by hand)"),
+    OAUTH_ACCESS_TOKEN_TTL: int(1)
+      .max(24 * 60 * 60, "OAUTH_ACCESS_TOKEN_TTL must be at most 86400 (a day)")
+      .default(3600)
+      .describe(
+        "lifetime in seconds of the access tokens (and ID tokens) the OAuth authorization server issues ([OAuth provider](oauth-provider.md)); a revoked app's JWTs last until then",
+      ),
     HOUSEKEEPING_INTERVAL_MS: int(100)
       .default(10 * MINUTE)
       .describe("interval of session purge, key retirement and the rotation check"),
@@ -212,6 +218,8 @@ export interface IdentityConfig {
   keyActivationDelayMs: number;
   /** Interval of session purge, key retirement and the rotation check. */
   housekeepingIntervalMs: number;
+  /** Lifetime of the authorization server's access and ID tokens, in seconds (oauth-provider/). */
+  oauthAccessTokenTtl: number;
   logLevel: string;
   logFormat: "json" | "pretty";
   /** Connection caps and timeouts of the server (docs/edge-limits.md). */
@@ -313,6 +321,7 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
     keyRotationMs: env.KEY_ROTATION_DAYS * DAY,
     keyActivationDelayMs: env.KEY_ACTIVATION_DELAY_MS,
     housekeepingIntervalMs: env.HOUSEKEEPING_INTERVAL_MS,
+    oauthAccessTokenTtl: env.OAUTH_ACCESS_TOKEN_TTL,
     logLevel: env.LOG_LEVEL,
     logFormat: logSettings(env).format,
     limits: serverLimitsOf(env),

@@ -45,12 +45,14 @@ export interface IdentityGuards {
     resetPasswordPerIp: Guard;
     passwordPerIp: Guard;
     passwordPerUser: Guard;
-    /** Wrong second-factor codes per IP, before the body is read. */
     /** Requests that store a challenge for a client not yet signed in (passkey sign-in options), GET included. */
     challengePerIp: Guard;
+    /** Wrong second-factor codes per IP, before the body is read. */
     twoFactorPerIp: Guard;
     /** Wrong second-factor codes per (user, IP) and the user's delay, after the caller is resolved. */
     twoFactorPerUser: Guard;
+    /** Dynamic client registrations of the authorization server per IP (oauth-provider/). */
+    oauthRegistrationPerIp: Guard;
   };
 }
 
@@ -108,6 +110,7 @@ export function identityGuards(
       challengePerIp: limit("challenge-ip", rateLimits.challenges.perIp),
       twoFactorPerIp: limit("twoFactor-ip", rateLimits.twoFactor.perIp),
       twoFactorPerUser: limit("twoFactor-user", rateLimits.twoFactor.perUser),
+      oauthRegistrationPerIp: limit("oauthRegistration-ip", rateLimits.oauthRegistration.perIp),
     },
   };
 }

@@ -39,6 +39,11 @@ export interface RateLimits {
   twoFactor: { perIp: RequestHandler; perUser: RequestHandler[] };
   /** Routes that store a challenge before anyone signs in (passkey sign-in options): per IP, GET too. */
   challenges: { perIp: RequestHandler };
+  /**
+   * Dynamic client registration of the authorization server (oauth-provider/): open to anyone, so
+   * every request counts per IP ({@link OAUTH_REGISTRATION_LIMIT}); the store caps clients besides.
+   */
+  oauthRegistration: { perIp: RequestHandler };
   /** Where the counters live. */
   readonly store: "redis" | "memory";
   close(): Promise<void>;
@@ -54,6 +59,9 @@ export interface RateLimitDeps {
   /** Limits of the mail-sending routes (default {@link DEFAULT_MAIL_RATE_LIMITS}). */
   mail?: MailRateLimitSettings;
 }
+
+/** Client registrations one IP may make per window (oauth-provider/: open dynamic registration). */
+export const OAUTH_REGISTRATION_LIMIT = { max: 20, windowMs: 60 * 60 * 1000 } as const;
 
 /** Mails per client IP and per address in one hour unless configured otherwise. */
 export const DEFAULT_MAIL_RATE_LIMITS: MailRateLimitSettings = { ipMax: 20, addressMax: 5, windowMs: 60 * 60 * 1000 };
@@ -319,6 +327,22 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     handler: refuse("too many wrong codes from this address; try again later", settings.ipWindowMs, "twoFactorIpRateLimit"),
   });
 
+  const oauthRegistrationPerIp = rateLimit({
+    ...common,
+    windowMs: OAUTH_REGISTRATION_LIMIT.windowMs,
+    limit: OAUTH_REGISTRATION_LIMIT.max,
+    store: storeFor("ip-oauth-registration"),
+    identifier: "oauth-registration-ip",
+    requestPropertyName: "oauthRegistrationRateLimit",
+    skip: (req) => req.method !== "POST",
+    keyGenerator: clientKey,
+    handler: refuse(
+      "too many client registrations from this address; try again later",
+      OAUTH_REGISTRATION_LIMIT.windowMs,
+      "oauthRegistrationRateLimit",
+    ),
+  });
+
   return {
     passwordChecks: { perIp: passwordPerIp, perUser: [passwordPerUser, resetUserOnSuccess] },
     twoFactor: { perIp: twoFactorPerIp, perUser: perSubject("two-factor", (_req, res) => limitedUser(res), codeRejected) },
@@ -327,6 +351,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     signUp: { perIp: perIp("sign-up"), perAccount: perAccount("sign-up", 409) },
     resetPassword: { perIp: perIp("reset-password") },
     challenges: { perIp: perIp("challenge", true) },
+    oauthRegistration: { perIp: oauthRegistrationPerIp },
     store: redis ? "redis" : "memory",
     async close() {
       for (const store of stores) await store.shutdown?.();
