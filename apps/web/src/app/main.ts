@@ -88,16 +88,12 @@ const ctx: AppContext = {
     if (!user) return;
     const [current, organizations] = await Promise.all([client.auth.currentSession(), client.auth.organization.list()]);
     if (ctx.user !== user || !current) return;
-    const before = ctx.activeOrganizationId;
     ctx.activeOrganizationId = current.session.activeOrganizationId ?? null;
     ctx.impersonatedBy = current.session.impersonatedBy ?? null;
     ctx.organizations = organizations;
-    // The pages that show the active organization's work follow it.
-    if (before !== ctx.activeOrganizationId && (main.dataset.view === "projects" || main.dataset.view === "organization")) render();
-    else {
-      renderNav();
-      renderImpersonationBanner(ctx, actingBanner);
-    }
+    // The page stays as it is (it may be saying why an organization is gone); the next one follows.
+    renderNav();
+    renderImpersonationBanner(ctx, actingBanner);
   },
   async setActiveOrganization(id) {
     await client.auth.organization.setActive({ organizationId: id });
@@ -223,7 +219,8 @@ function render(): void {
  */
 function takeLanding(): ReturnType<typeof landingMessage> {
   const hash = landingHash(location.pathname, location.search);
-  const message = hash ? {} : landingMessage(location.search);
+  // An invitation's page is where its verification link lands too (verify-banner.ts verifiedLanding).
+  const message = hash && !hash.startsWith("#/accept-invitation/") ? {} : landingMessage(location.search);
   if (hash || location.search) history.replaceState(null, "", `/${hash ?? location.hash}`);
   return message;
 }

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { describeError, ProviderSignInError } from "./messages.js";
-import { landingMessage } from "./verify-banner.js";
+import { landingMessage, verifiedLanding } from "./verify-banner.js";
 
 describe("landingMessage", () => {
   it("turns identity's redirect queries into a notice or an error", () => {
@@ -17,5 +17,18 @@ describe("landingMessage", () => {
     expect(error).toBeInstanceOf(ProviderSignInError);
     expect(describeError(error)).not.toContain("account_not_linked");
     expect(describeError(error)).not.toBe(describeError(landingMessage("?error=INVALID_TOKEN").error));
+  });
+});
+
+describe("verifiedLanding", () => {
+  it("lands on the app's start, or back on the invitation page it was asked from", () => {
+    vi.stubGlobal("location", { origin: "http://web.test", hash: "#/tasks" });
+    try {
+      expect(verifiedLanding()).toBe("http://web.test/?verified=1");
+      expect(verifiedLanding("#/accept-invitation/inv%2F1")).toBe("http://web.test/accept-invitation/inv%2F1?verified=1");
+      expect(verifiedLanding("#/accept-invitation/a/b")).toBe("http://web.test/?verified=1");
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -2,10 +2,15 @@ import { ApiError } from "@app/client";
 import type { AppContext } from "./context.js";
 import { h, replace } from "./dom.js";
 import { ProviderSignInError } from "./messages.js";
+import { ACCEPT_INVITATION_PATH } from "./router.js";
 
-/** Where identity's verification link lands: this app's origin with `?verified=1`. */
-export function verifiedLanding(): string {
-  return `${location.origin}/?verified=1`;
+/**
+ * Where identity's verification link lands: this app's origin with `?verified=1`, or, asked from
+ * an invitation's page, that page (whose invitation needs a verified address to be answered).
+ */
+export function verifiedLanding(hash: string = location.hash): string {
+  const invitation = /^#\/accept-invitation\/([^/?#]+)$/.exec(hash)?.[1];
+  return `${location.origin}${invitation ? `${ACCEPT_INVITATION_PATH}/${invitation}` : "/"}?verified=1`;
 }
 
 /**
@@ -14,7 +19,8 @@ export function verifiedLanding(): string {
  */
 export function renderVerifyBanner(ctx: AppContext, banner: HTMLElement): void {
   const user = ctx.user;
-  if (!user?.email || user.emailVerified !== false) {
+  // An admin acting as the user has no inbox of theirs to check.
+  if (!user?.email || user.emailVerified !== false || ctx.impersonatedBy) {
     replace(banner);
     banner.hidden = true;
     return;

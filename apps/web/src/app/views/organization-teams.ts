@@ -74,7 +74,7 @@ function teamRow(page: OrganizationPage, team: TeamView): HTMLElement {
                 {
                   type: "button",
                   class: "secondary small",
-                  "aria-label": `Take ${memberName(member)} off ${team.name}`,
+                  "aria-label": `Take off ${team.name}: ${memberName(member)}`,
                   onclick: (event: Event) => {
                     (event.currentTarget as HTMLButtonElement).disabled = true;
                     ctx.client.auth.organization
