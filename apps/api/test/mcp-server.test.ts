@@ -1,8 +1,10 @@
+import { buildHostileTokens, hostileAuthorizationCases } from "@app/auth-verify/testing";
 import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startTestApi, type TestApi } from "./helpers.js";
 import { accessToken, connectAgent, post, structured, toolCall } from "./mcp-kit.js";
+import { rawRequest } from "./raw-http.js";
 
 let t: TestApi;
 let base: string;
@@ -109,6 +111,31 @@ describe("tokens", () => {
     expect(await refusedAtMcp(`${(await accessToken(t, u.id)).split(".").slice(0, 2).join(".")}.${foreign[2]}`)).toMatchObject({
       status: 401,
     });
+  });
+
+  it("refuses the hostile corpus built for the resource, and every bad way to present a token, each with the challenge", async () => {
+    const u = await t.user();
+    const valid = await accessToken(t, u.id);
+    const { issuer, resource } = t.config.mcpServer;
+    const claims = { client_id: "c", scope: "mcp:read mcp:write" };
+    const corpus = await buildHostileTokens({ key: t.stub.signingKey, issuer, audience: resource, subject: u.id, typ: "at+jwt", claims });
+    const cases = [
+      ...corpus.map(({ name, token }) => ({ name, headers: [["authorization", `Bearer ${token}`]] as Array<[string, string]> })),
+      ...hostileAuthorizationCases(valid),
+    ];
+    for (const { name, headers } of cases) {
+      const res = await rawRequest(`${t.url}/api/mcp`, {
+        method: "POST",
+        headers: [...headers, ["content-type", "application/json"], ["accept", "application/json, text/event-stream"]],
+        body: JSON.stringify(INITIALIZE),
+      });
+      expect(res.status, name).toBe(401);
+      expect(String(res.headers["www-authenticate"]), name).toContain(
+        `resource_metadata="${base}/.well-known/oauth-protected-resource/api/mcp"`,
+      );
+      expect((res.json() as { ok: boolean }).ok, name).toBe(false);
+    }
+    expect((await post(t, valid, INITIALIZE)).status).toBe(200);
   });
 
   it("answers 403 insufficient_scope to a token without an MCP scope", async () => {

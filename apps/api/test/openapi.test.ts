@@ -40,4 +40,17 @@ describe("GET /api/openapi.json", () => {
     expect(doc.paths["/api/tasks/{id}/messages"]?.post?.requestBody?.content).toHaveProperty("multipart/form-data");
     expect(doc.paths["/api/tasks"]?.get?.security).toEqual([{ bearerAuth: [] }]);
   });
+
+  it("documents the MCP server: its access token scheme, its POST body and its metadata", async () => {
+    const doc = (await (await fetch(`${t.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security: unknown[]; requestBody?: { content: Record<string, unknown> } }>>;
+      components: { securitySchemes: Record<string, { type: string; bearerFormat?: string }> };
+    };
+    const mcp = doc.paths["/api/mcp"];
+    expect(Object.keys(mcp ?? {}).sort()).toEqual(["delete", "get", "post"]);
+    expect(mcp?.post?.security).toEqual([{ mcpAccessToken: [] }]);
+    expect(mcp?.post?.requestBody?.content).toHaveProperty("application/json");
+    expect(doc.components.securitySchemes.mcpAccessToken).toMatchObject({ type: "http", bearerFormat: "at+jwt" });
+    expect(doc.paths["/.well-known/oauth-protected-resource/api/mcp"]?.get?.security).toEqual([]);
+  });
 });

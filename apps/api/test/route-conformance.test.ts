@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpServerFixture, startMcpServer } from "./fixtures/mcp-server.js";
 import { authorize, callback } from "./fixtures/oauth-server.js";
 import { eventually, readSse, startTestApi, type TestApi } from "./helpers.js";
+import { accessToken, post, toolCall } from "./mcp-kit.js";
 
 type User = Awaited<ReturnType<TestApi["user"]>>;
 
@@ -137,6 +138,16 @@ describe("route conformance", () => {
     });
     expect(generated.status).toBe(200);
     await readSse(generated, (events) => events.some((e) => e.event === "done"));
+
+    // The MCP server: its metadata, a message, and the two methods a stateless server refuses (405).
+    await call(u, "GET", "/.well-known/oauth-protected-resource/api/mcp", 200);
+    const mcpAuth = { authorization: `Bearer ${await accessToken(t, u.id)}` };
+    const listed = await post(t, await accessToken(t, u.id), toolCall("list_tasks", {}));
+    expect(listed.status, await listed.clone().text()).toBe(200);
+    for (const method of ["GET", "DELETE"]) {
+      const refused = await fetch(`${t.url}/api/mcp`, { method, headers: mcpAuth });
+      expect([refused.status, refused.headers.get("allow")]).toEqual([405, "POST"]);
+    }
 
     const admin = await t.user();
     await t.db.prisma.userRole.create({ data: { userId: admin.id, role: "admin" } });
