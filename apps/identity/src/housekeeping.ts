@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { type OrganizationHousekeeping, organizationHousekeepingOf } from "./organizations/deletion.js";
+import type { OrganizationHousekeeping } from "./organizations/deletion.js";
 import type { IdentityService } from "./services/identity.js";
 
 /** What one housekeeping round did. */
@@ -30,8 +30,8 @@ type HousekeepingService = Pick<IdentityService, "sessions" | "keys"> &
  * whose deletion the API has finished (services/account-settings.ts, organizations/deletion.ts)
  * and invitations long expired, retire keys whose overlap has passed, and rotate the signing key
  * when `keyRotationMs` (> 0) says it is due. Each step logs its own failure (a database outage)
- * and the round goes on; it never throws. The organizations' work is `options.organizations`, or
- * what the app built with `service` registered (organizations/routes.ts).
+ * and the round goes on; it never throws. The organizations' work is `options.organizations`
+ * (IdentityApp.organizations, app.ts).
  */
 export async function runHousekeeping(
   service: HousekeepingService,
@@ -54,7 +54,7 @@ export async function runHousekeeping(
   const purgedMails = mailOutbox ? await attempt("mail outbox purge", () => mailOutbox.purgeFinished(), 0) : 0;
   const completedDeletions = settings ? await attempt("account deletion", () => settings.completeDeletions(), 0) : 0;
   if (completedDeletions) logger.info({ deleted: completedDeletions }, "deleted accounts removed after the API finished");
-  const organizations = options.organizations ?? organizationHousekeepingOf(service);
+  const { organizations } = options;
   const completedOrganizationDeletions = organizations
     ? await attempt("organization deletion", () => organizations.completeDeletions(), 0)
     : 0;

@@ -245,7 +245,7 @@ describe("delete-user", () => {
       await expect(api.query(`UPDATE "user_deletion" SET completed_at = now()`)).rejects.toThrow(/permission denied/);
 
       // ...and identity's housekeeping deletes the user row.
-      const round = await runHousekeeping(kit.service, { logger: silent, keyRotationMs: 0 });
+      const round = await runHousekeeping(kit.service, { logger: silent, keyRotationMs: 0, organizations: kit.organizations });
       expect(round.completedDeletions).toBe(1);
       expect(await kit.db.prisma.user.count({ where: { id: user.id } })).toBe(0);
 

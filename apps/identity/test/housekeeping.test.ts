@@ -107,14 +107,14 @@ describe("expired sessions are purged", () => {
       });
     await invitation("old", new Date(clock.now() - INVITATION_RETENTION_MS));
     await invitation("recent", new Date(clock.now() - INVITATION_RETENTION_MS + 1));
-    const round = await runHousekeeping(k.service, { logger: silent, keyRotationMs: 0 });
+    const round = await runHousekeeping(k.service, { logger: silent, keyRotationMs: 0, organizations: k.organizations });
     expect([round.completedOrganizationDeletions, round.purgedInvitations]).toEqual([1, 1]);
     expect((await prisma.organization.findMany({ select: { id: true } })).map((o) => o.id)).toEqual(["waiting"]);
     expect((await prisma.invitation.findMany({ select: { id: true } })).map((i) => i.id)).toEqual(["recent"]);
     expect((await prisma.organizationDeletion.findUniqueOrThrow({ where: { organizationId: "done" } })).completedAt).toEqual(
       new Date(clock.now()),
     );
-    const again = await runHousekeeping(k.service, { logger: silent, keyRotationMs: 0 });
+    const again = await runHousekeeping(k.service, { logger: silent, keyRotationMs: 0, organizations: k.organizations });
     expect([again.completedOrganizationDeletions, again.purgedInvitations]).toEqual([0, 0]);
   });
 

@@ -4,7 +4,7 @@ import { createLogger } from "@app/http-kit";
 import type { Mailer } from "@app/mailer";
 import type { Express } from "express";
 import request from "supertest";
-import { createApp } from "../src/app.js";
+import { createApp, type IdentityApp } from "../src/app.js";
 import { type IdentityConfig, testConfig } from "../src/config.js";
 import type { RateLimitRedis } from "../src/middleware/rate-limit-stores.js";
 import type { RateLimits } from "../src/middleware/rate-limits.js";
@@ -31,6 +31,7 @@ export interface Kit {
   db: CountedDb;
   config: IdentityConfig;
   rateLimits: RateLimits;
+  organizations: IdentityApp["organizations"];
   logs: string[];
   close(): Promise<void>;
 }
@@ -82,6 +83,7 @@ export async function identityKit(
     db,
     config,
     rateLimits: built.rateLimits,
+    organizations: built.organizations,
     logs,
     database,
     async close() {

@@ -281,7 +281,7 @@ describe("housekeeping", () => {
         .send({ email: `unknown-purge-${tag}@example.com` })
         .expect(200);
       clock.advance(60 * 60 * 1000 + 1);
-      const round = await runHousekeeping(kit.service, { logger: silent, keyRotationMs: 0 });
+      const round = await runHousekeeping(kit.service, { logger: silent, keyRotationMs: 0, organizations: kit.organizations });
       expect(round.purgedMails).toBe(1);
       expect((await kit.db.prisma.mailOutbox.findMany()).map((r) => r.state)).toEqual(["pending"]);
     } finally {

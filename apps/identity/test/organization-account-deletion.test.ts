@@ -1,4 +1,5 @@
 import { isAppError } from "@app/http-kit";
+import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAccountDeletion, leaveOrganizationsForAccountDeletion } from "../src/organizations/account-deletion.js";
 import type { MailKit } from "./mail-kit.js";
@@ -63,5 +64,21 @@ describe("deleting the account of an organization's owner", () => {
     expect(await kit.db.prisma.teamMember.count({ where: { userId: owner.id } })).toBe(0);
     expect(await kit.db.prisma.organizationDeletion.count({ where: { organizationId: shared.id } })).toBe(0);
     expect((await other.get(`list-members?organizationId=${shared.id}`).expect(200)).body.total).toBe(1);
+  });
+
+  it("delete-user answers 409 for the only owner of an organization with other members, and deletes once another member owns it", async () => {
+    const owner = await person(kit);
+    const member = await person(kit);
+    const org = await createOrg(owner, "Kept");
+    const memberId = await join(kit, owner, org.id, member);
+    const remove = () =>
+      request(kit.app).post("/api/auth/delete-user").set("cookie", owner.cookie).send({ password: "correct horse battery" });
+    const refused = await remove();
+    expect([refused.status, refused.body.code]).toEqual([409, "conflict"]);
+    expect(refused.body.message).toContain('"Kept"');
+    expect(await kit.db.prisma.userDeletion.count({ where: { userId: owner.id } })).toBe(0);
+    await owner.post("update-member-role", { organizationId: org.id, memberId, role: "owner" }).expect(200);
+    expect((await remove()).status).toBe(200);
+    expect(await kit.db.prisma.member.count({ where: { userId: owner.id } })).toBe(0);
   });
 });

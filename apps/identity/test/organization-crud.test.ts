@@ -139,10 +139,16 @@ describe("deleting an organization", () => {
       expect(refusal(await owner.get(`list-members?organizationId=${org.id}`))).toEqual([403, "You are not a member of this organization"]);
 
       // Housekeeping waits for the API, then deletes the organization with its members and teams.
-      expect((await runHousekeeping(kit.service, { logger: silent, keyRotationMs: 0 })).completedOrganizationDeletions).toBe(0);
+      expect(
+        (await runHousekeeping(kit.service, { logger: silent, keyRotationMs: 0, organizations: kit.organizations }))
+          .completedOrganizationDeletions,
+      ).toBe(0);
       expect(await kit.db.prisma.organization.count({ where: { id: org.id } })).toBe(1);
       await apiDb.pool.query(`UPDATE "organization_deletion" SET api_done_at = now() WHERE organization_id = $1`, [org.id]);
-      expect((await runHousekeeping(kit.service, { logger: silent, keyRotationMs: 0 })).completedOrganizationDeletions).toBe(1);
+      expect(
+        (await runHousekeeping(kit.service, { logger: silent, keyRotationMs: 0, organizations: kit.organizations }))
+          .completedOrganizationDeletions,
+      ).toBe(1);
       expect(await kit.db.prisma.organization.count({ where: { id: org.id } })).toBe(0);
       expect(await kit.db.prisma.member.count({ where: { organizationId: org.id } })).toBe(0);
       expect(await kit.db.prisma.team.count({ where: { organizationId: org.id } })).toBe(0);
@@ -150,7 +156,10 @@ describe("deleting an organization", () => {
       expect(done?.completedAt).toBeInstanceOf(Date);
       // The slug is free again.
       expect((await owner.post("check-slug", { slug: org.slug }).expect(200)).body).toEqual({ status: true });
-      expect((await runHousekeeping(kit.service, { logger: silent, keyRotationMs: 0 })).completedOrganizationDeletions).toBe(0);
+      expect(
+        (await runHousekeeping(kit.service, { logger: silent, keyRotationMs: 0, organizations: kit.organizations }))
+          .completedOrganizationDeletions,
+      ).toBe(0);
     } finally {
       await listener.query(`UNLISTEN ${ORGANIZATION_DELETED_CHANNEL}`);
       listener.release();

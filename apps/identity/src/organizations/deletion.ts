@@ -63,18 +63,3 @@ export class OrganizationHousekeeping {
     return count;
   }
 }
-
-/**
- * The housekeeping of the organizations built with each app's service (organizations/routes.ts
- * registers it), so that the server's housekeeping, which is handed the service, reaches it.
- */
-const registered = new WeakMap<object, OrganizationHousekeeping>();
-
-export function registerOrganizationHousekeeping(service: object, work: OrganizationHousekeeping): void {
-  registered.set(service, work);
-}
-
-/** The organizations' housekeeping registered for `service`, if its app has organizations. */
-export function organizationHousekeepingOf(service: object): OrganizationHousekeeping | undefined {
-  return registered.get(service);
-}

@@ -1,6 +1,5 @@
 import type { AnyRoute } from "@app/http-kit";
 import type { FeatureDeps } from "../features.js";
-import { OrganizationHousekeeping, registerOrganizationHousekeeping } from "./deletion.js";
 import { invitationRoutes } from "./invitation-routes.js";
 import { Invitations } from "./invitations.js";
 import { memberRoutes } from "./member-routes.js";
@@ -16,12 +15,11 @@ import { Teams } from "./teams.js";
  * `organization` plugin's paths, bodies and answers with `teams: { enabled: true }`, so its
  * `organizationClient` works unchanged (docs/organizations.md). Every route is signed in; the
  * active organization and team live on the session row, never in the JWT, and every request
- * reads the membership afresh. The organizations' housekeeping (deletions the API finished, old
- * invitations) is registered with the app's service for the server's housekeeping round.
+ * reads the membership afresh. Their housekeeping (deletions the API finished, old invitations)
+ * is deletion.ts's OrganizationHousekeeping, which app.ts builds for the server's rounds.
  */
 export function organizationRoutes(deps: FeatureDeps): AnyRoute[] {
   const { prisma, now } = deps;
-  registerOrganizationHousekeeping(deps.service, new OrganizationHousekeeping({ prisma, now }));
   const g = orgGuards(deps.guards);
   return [
     ...organizationCrudRoutes(new Organizations({ prisma }), g),

@@ -11,6 +11,7 @@ import {
 } from "@app/contracts";
 import type { Prisma, PrismaClient, Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
+import { checkAccountDeletion, leaveOrganizationsForAccountDeletion } from "../organizations/account-deletion.js";
 import type { MailTokens } from "./mail-tokens.js";
 import { hashPassword, verifyPassword } from "./passwords.js";
 
@@ -148,6 +149,8 @@ export class AccountSettings {
   async deleteUser(active: { session: Session; user: User }, input: DeleteUserBody, proofs: DeletionProofs): Promise<DeleteUserResponse> {
     const { session, user } = active;
     if (input.password !== undefined) await this.#checkPassword(user.id, input.password);
+    // An organization with other members keeps an owner: its last owner hands it on first (409).
+    await checkAccountDeletion(this.#db, user.id);
     if (input.token !== undefined) {
       await this.deleteWithLink(user.id, input.token, proofs.tokens);
       return { success: true, message: "User deleted" };
@@ -186,6 +189,7 @@ export class AccountSettings {
   async #deleteAccount(userId: string, first?: (tx: Prisma.TransactionClient) => Promise<void>): Promise<void> {
     await this.#db.$transaction(async (tx) => {
       await first?.(tx);
+      await leaveOrganizationsForAccountDeletion(tx, userId);
       await tx.userDeletion.upsert({ where: { userId }, create: { userId }, update: {} });
       await tx.session.deleteMany({ where: { userId } });
       await tx.account.deleteMany({ where: { userId } });
