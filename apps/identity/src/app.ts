@@ -93,6 +93,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
       authSecret: config.authSecret,
       issuer: config.issuer,
       audience: config.audience,
+      jwtLifetimeSeconds: config.jwtLifetimeSeconds,
       sessionTtlMs: config.sessionTtlMs,
       maxSessionsPerUser: config.maxSessionsPerUser,
       keyActivationDelayMs: config.keyActivationDelayMs,

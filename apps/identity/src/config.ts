@@ -196,6 +196,8 @@ export interface IdentityConfig {
   secureCookies: boolean;
   issuer: string;
   audience: string;
+  /** `exp` - `iat` of the JWTs identity signs, in seconds (JWT_EXPIRES_IN). */
+  jwtLifetimeSeconds: number;
   sessionTtlMs: number;
   trustProxy: boolean | number | string;
   /** Rate limits of sign-in and sign-up (shared through Redis when `redisUrl` is set). */
@@ -295,6 +297,7 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
     secureCookies: baseUrl.startsWith("https:"),
     issuer,
     audience,
+    jwtLifetimeSeconds: env.JWT_EXPIRES_IN,
     sessionTtlMs: env.SESSION_TTL_DAYS * DAY,
     trustProxy: env.TRUST_PROXY,
     rateLimits: {

@@ -81,8 +81,7 @@ describe("a ban", () => {
 
     const again = stack.browser();
     const landed = await viaProvider(again);
-    // services/oidc/social-sign-in.ts names every failure after the exchange `server_error`.
-    expect(landed.searchParams.get("error")).not.toBeNull();
+    expect(landed.searchParams.get("error")).toBe("banned");
     expect(again.cookie("identity.session_token")).toBeUndefined();
     expect(await stack.kit.db.prisma.session.count({ where: { userId: userId ?? "" } })).toBe(0);
   });

@@ -2,10 +2,11 @@ import { Writable } from "node:stream";
 import { JWT_LIFETIME_SECONDS } from "@app/contracts";
 import { createLogger, sharedSettingsShape } from "@app/http-kit";
 import { decodeJwt } from "jose";
+import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testConfig } from "../src/config.js";
 import { IdentityService } from "../src/services/identity.js";
-import { identityKit, type Kit, SECRET } from "./kit.js";
+import { identityKit, type Kit, SECRET, signUp } from "./kit.js";
 
 // JWT_EXPIRES_IN: an operator's shorter JWT lifetime (packages/http-kit/src/settings/token.ts),
 // which IdentityService signs into `exp` (real PostgreSQL, real keys).
@@ -60,6 +61,18 @@ describe("JWT_EXPIRES_IN", () => {
       const fromSession = decodeJwt(session?.jwt ?? "");
       const fromToken = decodeJwt(await service.issueJwt(user));
       for (const claims of [fromSession, fromToken]) expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(expected);
+    }
+  });
+
+  it("reaches the app from the environment: get-session's JWT lasts JWT_EXPIRES_IN", async () => {
+    const short = await identityKit({ env: { JWT_EXPIRES_IN: "15m" } });
+    try {
+      const { cookie } = await signUp(short.app);
+      const res = await request(short.app).get("/api/auth/get-session").set("cookie", cookie).expect(200);
+      const claims = decodeJwt(res.headers["set-auth-jwt"] ?? "");
+      expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(900);
+    } finally {
+      await short.close();
     }
   });
 });

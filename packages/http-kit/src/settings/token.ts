@@ -67,7 +67,7 @@ export const sharedSettingsShape = {
   }),
   JWT_EXPIRES_IN: jwtLifetimeSetting.meta({
     description:
-      "lifetime of the JWTs identity signs: seconds, or `15m`, `12h`, `7d` up to `30d`; an issued JWT outlives a ban or sign-out until then ([accounts](accounts.md))",
+      "lifetime of the JWTs identity signs: seconds, or `15m`, `12h`, `7d` up to `30d`; an issued JWT outlives a ban or sign-out until then ([admin](admin.md))",
     docDefault: "`30d`",
   }),
   JWKS_CACHE_MAX_AGE_MS: z.coerce

@@ -1,6 +1,6 @@
 import { AUTH_BASE_PATH, emailSchema } from "@app/contracts";
 import type { PrismaClient, User } from "@app/db";
-import { AppError } from "@app/http-kit";
+import { AppError, isAppError } from "@app/http-kit";
 import * as client from "openid-client";
 import type { Logger } from "pino";
 import type { Finished as SignedIn } from "../../sign-in/finish.js";
@@ -18,7 +18,8 @@ import { ProviderClient, type ProviderProfile } from "./provider-client.js";
  * `invalid_response`: the response or ID token failed a check (nonce, iss, aud, signature);
  * `provider_unavailable`: the provider could not be reached or failed; `email_missing`; the
  * refusals of provider-accounts.ts (`email_not_verified`, `account_not_linked`, and for
- * link-social `email_mismatch`, `account_already_linked`, `session_expired`).
+ * link-social `email_mismatch`, `account_already_linked`, `session_expired`); `banned`: an
+ * operator's ban (docs/admin.md).
  */
 export class SocialCallbackError extends Error {
   constructor(
@@ -191,6 +192,8 @@ export class SocialSignIn {
       return { linked: false, signedIn, redirectTo: result.created ? flow.newUserCallbackURL : flow.callbackURL };
     } catch (error) {
       if (error instanceof SocialCallbackError) throw error;
+      // An operator's ban (sign-in/finish.ts) is the user's answer, not a failure of the service.
+      if (isAppError(error) && error.code === "banned") throw fail("banned", error);
       // A browser in the middle of a redirect flow is sent back to the app, not shown JSON.
       this.#logger.error({ provider: providerId, err: error }, "social sign-in could not store the user or session");
       throw fail("server_error", error);
