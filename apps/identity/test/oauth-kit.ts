@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
@@ -121,6 +122,74 @@ export function postForm(url: string, form: Record<string, string>, headers: Rec
     headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
     body: new URLSearchParams(form).toString(),
   });
+}
+
+/** A PKCE pair (S256). */
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+/** An authorization request URL with PKCE S256 (the challenge of `verifier`) unless `params` override it. */
+export function authorizationUrl(ctx: OAuthKit, params: Record<string, string | undefined>): URL {
+  const url = new URL(`${ctx.baseUrl}/api/auth/oauth2/authorize`);
+  const all: Record<string, string | undefined> = { response_type: "code", redirect_uri: REDIRECT_URI, state: "s-1", ...params };
+  for (const [name, value] of Object.entries(all)) if (value !== undefined) url.searchParams.set(name, value);
+  return url;
+}
+
+/** Tokens as the token endpoint answers them. */
+export interface Tokens {
+  access_token: string;
+  refresh_token?: string;
+  id_token?: string;
+  token_type: string;
+  expires_in: number;
+  scope?: string;
+}
+
+/** The token endpoint's answer to `form` (a public client names itself with client_id). */
+export async function token(ctx: OAuthKit, form: Record<string, string>): Promise<{ status: number; body: Tokens & { error?: string } }> {
+  const res = await postForm(`${ctx.baseUrl}/api/auth/oauth2/token`, form);
+  return { status: res.status, body: (await res.json()) as Tokens & { error?: string } };
+}
+
+/** Registers a public client (token_endpoint_auth_method none) with the refresh_token grant, as MCP clients do. */
+export async function registerPublicClient(ctx: OAuthKit, name = "MCP client"): Promise<string> {
+  const client = await register(ctx, {
+    client_name: name,
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+  });
+  return client.client_id;
+}
+
+/**
+ * A whole authorization of a public client for a signed-in browser: the request (PKCE S256),
+ * the consent when asked, and the code exchanged; answers the tokens.
+ */
+export async function authorizeAndExchange(
+  ctx: OAuthKit,
+  browser: Browser,
+  clientId: string,
+  params: Record<string, string | undefined> & { scope: string },
+  options: { expectConsent?: boolean } = {},
+): Promise<Tokens> {
+  const { verifier, challenge } = pkce();
+  const url = authorizationUrl(ctx, { client_id: clientId, code_challenge: challenge, code_challenge_method: "S256", ...params });
+  const callback = await authorize(ctx, browser, url, options);
+  const code = callback.searchParams.get("code");
+  expect(code, callback.href).toBeTruthy();
+  const { status, body } = await token(ctx, {
+    grant_type: "authorization_code",
+    code: code ?? "",
+    redirect_uri: REDIRECT_URI,
+    client_id: clientId,
+    code_verifier: verifier,
+  });
+  expect(status, JSON.stringify(body)).toBe(200);
+  return body;
 }
 
 export { Browser };
