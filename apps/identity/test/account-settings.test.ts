@@ -219,6 +219,10 @@ describe("delete-user", () => {
       const api = apiDb.pool;
       const taskId = randomUUID();
       await api.query(`INSERT INTO "task" (id, user_id, title, updated_at) VALUES ($1, $2, 't', now())`, [taskId, user.id]);
+      // A passkey: until housekeeping removes the row, it must not sign the deleted account in.
+      await kit.db.prisma.passkey.create({
+        data: { id: randomUUID(), userId: user.id, credentialId: randomUUID(), publicKey: new Uint8Array([1]), deviceType: "singleDevice" },
+      });
 
       const wrong = await request(kit.app)
         .post("/api/auth/delete-user")
@@ -234,6 +238,7 @@ describe("delete-user", () => {
       await request(kit.app).post("/api/auth/sign-in/email").send({ email: body.email, password: PASSWORD }).expect(401);
       expect(await kit.db.prisma.account.count({ where: { userId: user.id } })).toBe(0);
       expect(await kit.db.prisma.session.count({ where: { userId: user.id } })).toBe(0);
+      expect(await kit.db.prisma.passkey.count({ where: { userId: user.id } })).toBe(0);
       await vi.waitFor(() => expect(notes.map((n) => JSON.parse(n))).toContainEqual({ userId: user.id }));
 
       // The API sees the pending deletion (and no longer the user), marks its part done...

@@ -10,6 +10,7 @@ import {
   adminStack,
   expectStatus,
   freshEmail,
+  PASSWORD,
   SESSION_COOKIE,
   signUp,
 } from "./admin-kit.js";
@@ -129,5 +130,30 @@ describe("impersonation", () => {
     expect(expectStatus(await admin.post("/api/auth/admin/stop-impersonating"), 401).code).toBe("unauthorized");
     expect([admin.cookie(SESSION_COOKIE), admin.cookie(ADMIN_SESSION_COOKIE)]).toEqual([undefined, undefined]);
     expect(await stack.kit.db.prisma.session.count({ where: { id: impersonation } })).toBe(0);
+  });
+
+  it("leaves the user's own credentials to the user: an impersonation session changes none of them, and the user's list hides it", async () => {
+    const admin = stack.browser();
+    await stack.grantAdmin((await signUp(admin, freshEmail("second-admin"))).id);
+    const user = stack.browser();
+    const { id: userId } = await signUp(user);
+    expectStatus(await admin.post("/api/auth/admin/impersonate-user", { userId }), 200);
+    const refused = async (res: Parameters<typeof expectStatus>[0]) => expectStatus(res, 403).code;
+    for (const [path, body] of [
+      ["/api/auth/change-password", { currentPassword: PASSWORD, newPassword: "an admin's choice 1" }],
+      ["/api/auth/change-email", { newEmail: freshEmail("taken-over") }],
+      ["/api/auth/delete-user", { password: PASSWORD }],
+      ["/api/auth/two-factor/enable", { password: PASSWORD }],
+      ["/api/auth/link-social", { provider: "local", callbackURL: "http://localhost:5173/" }],
+      ["/api/auth/passkey/verify-registration", { response: {} }],
+    ] as const) {
+      expect(await refused(await admin.post(path, body)), path).toBe("forbidden");
+    }
+    expect(await refused(await admin.get("/api/auth/passkey/generate-register-options"))).toBe("forbidden");
+    // Reading is the admin's to do; the user's own list shows only the user's sessions.
+    expect((await admin.get("/api/auth/list-sessions")).status).toBe(200);
+    const own = expectStatus(await user.get("/api/auth/list-sessions"), 200) as unknown as { impersonatedBy?: string | null }[];
+    expect(Array.isArray(own) ? own.length : -1).toBe(1);
+    expectStatus(await admin.post("/api/auth/admin/stop-impersonating"), 200);
   });
 });

@@ -1,4 +1,4 @@
-import { aroundGuard, type Guard, guard, jsonBodyGuard, middlewareGuard } from "@app/http-kit";
+import { AppError, aroundGuard, type Guard, guard, jsonBodyGuard, middlewareGuard } from "@app/http-kit";
 import cookieParser from "cookie-parser";
 import type { Request, Response } from "express";
 import { passwordQueue } from "../services/password-queue.js";
@@ -35,6 +35,12 @@ export interface IdentityGuards {
   session: Guard;
   /** 401 without a live session; the handler reads it with {@link signedInUser}. */
   signedIn: Guard;
+  /**
+   * After {@link signedIn}: 403 on a session an admin opened to act as the user (admin/): the
+   * user's own credentials (password, email, passkeys, second factor, providers, deletion) are
+   * theirs to change, never an impersonator's, who would otherwise keep a way in without `act`.
+   */
+  notImpersonated: Guard;
   limits: {
     signInPerIp: Guard;
     signInPerAccount: Guard;
@@ -97,6 +103,10 @@ export function identityGuards(
       },
       { security: SESSION_COOKIE_SCHEME },
     ),
+    notImpersonated: guard("notImpersonated", (_req, res) => {
+      if (signedInUser(res).session.impersonatedBy)
+        throw new AppError("forbidden", "not while acting as another user: stop impersonating first");
+    }),
     limits: {
       signInPerIp: limit("signIn-ip", rateLimits.signIn.perIp),
       signInPerAccount: limit("signIn-account", rateLimits.signIn.perAccount),

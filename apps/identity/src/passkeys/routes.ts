@@ -52,7 +52,9 @@ export function passkeyRoutes(deps: FeatureDeps): AnyRoute[] {
     return active;
   };
   const signedIn = [guards.origin, guards.noStore, guards.cookies, guards.signedIn];
-  const signedInWithBody = [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn];
+  // Changes to a user's passkeys are the user's own: an admin acting as them cannot make them.
+  const ownChange = [...signedIn, guards.notImpersonated];
+  const signedInWithBody = [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn, guards.notImpersonated];
   const authenticateOptions = (method: "get" | "post") =>
     defineRoute({
       method,
@@ -74,7 +76,7 @@ export function passkeyRoutes(deps: FeatureDeps): AnyRoute[] {
       query: passkeyRegisterOptionsQuery,
       response: passkeyRegistrationOptionsResponse,
       reply: "json",
-      guards: signedIn,
+      guards: ownChange,
       handler: ({ query, res }) => ceremonies.registrationOptions(res, freshSession(res).user, query),
     }),
     defineRoute({

@@ -91,7 +91,16 @@ export function accountRoutes(
       body: changeEmailBody,
       response: statusResponse,
       reply: "json",
-      guards: [guards.origin, guards.noStore, limits.mailPerIp, guards.body, limits.mailPerAddress, guards.cookies, guards.signedIn],
+      guards: [
+        guards.origin,
+        guards.noStore,
+        limits.mailPerIp,
+        guards.body,
+        limits.mailPerAddress,
+        guards.cookies,
+        guards.signedIn,
+        guards.notImpersonated,
+      ],
       handler: async ({ body, res }) => {
         await service.recovery.changeEmail(signedInUser(res).user, body);
         return STATUS;
@@ -105,7 +114,7 @@ export function accountRoutes(
       body: changePasswordBody,
       response: changePasswordResponse,
       reply: "json",
-      guards: [guards.origin, guards.noStore, ...passwordChecked, guards.signedIn],
+      guards: [guards.origin, guards.noStore, ...passwordChecked, guards.signedIn, guards.notImpersonated],
       handler: async ({ body, res }) => {
         const active = signedInUser(res);
         await service.settings.changePassword(active.session, body);
@@ -208,7 +217,7 @@ export function accountRoutes(
       body: deleteUserBody,
       response: deleteUserResponse,
       reply: "json",
-      guards: [guards.origin, guards.noStore, ...passwordChecked, guards.signedIn],
+      guards: [guards.origin, guards.noStore, ...passwordChecked, guards.signedIn, guards.notImpersonated],
       handler: async ({ body, res }) => {
         // The callback is checked (403) whichever way the request goes; only the mailed link carries it.
         if (body.callbackURL !== undefined) service.recovery.callback(body.callbackURL);

@@ -78,7 +78,7 @@ export function socialRoutes(
       body: linkSocialBody,
       response: signInSocialResponse,
       reply: "json",
-      guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
+      guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn, guards.notImpersonated],
       handler: async ({ body, res }) => {
         const active = signedInUser(res);
         if (!active.user.emailVerified) throw new AppError("email_not_verified", "verify your email address before linking a provider");
@@ -131,7 +131,7 @@ export function socialRoutes(
       body: unlinkAccountBody,
       response: statusResponse,
       reply: "json",
-      guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
+      guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn, guards.notImpersonated],
       handler: async ({ body, res }) => {
         await linked.unlink(signedInUser(res).user.id, body);
         return { status: true as const };

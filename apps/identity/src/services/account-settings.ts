@@ -96,7 +96,12 @@ export class AccountSettings {
   /** GET list-sessions: the user's live sessions, newest first, the current one marked; never a secret. */
   async listSessions(current: Session): Promise<ListedSession[]> {
     const rows = await this.#db.session.findMany({
-      where: { userId: current.userId, expiresAt: { gt: new Date(this.#now()) } },
+      // An admin's impersonation sessions are not the user's to see or end (as better-auth's admin plugin).
+      where: {
+        userId: current.userId,
+        expiresAt: { gt: new Date(this.#now()) },
+        OR: [{ impersonatedBy: null }, { id: current.id }],
+      },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       select: SESSION_FIELDS,
     });
@@ -194,6 +199,11 @@ export class AccountSettings {
       await tx.session.deleteMany({ where: { userId } });
       await tx.account.deleteMany({ where: { userId } });
       await tx.verification.deleteMany({ where: { userId } });
+      // Every other way in ends with the account, before the row itself goes (housekeeping).
+      await tx.passkey.deleteMany({ where: { userId } });
+      await tx.twoFactor.deleteMany({ where: { userId } });
+      await tx.trustedDevice.deleteMany({ where: { userId } });
+      await tx.authChallenge.deleteMany({ where: { userId } });
       await tx.user.update({
         where: { id: userId },
         data: { email: `deleted-${userId}@deleted.invalid`, name: "", image: null, emailVerified: false },

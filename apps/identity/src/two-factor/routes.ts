@@ -86,6 +86,7 @@ export function twoFactorRoutes(deps: FeatureDeps, parts: TwoFactorParts): AnyRo
     guards.session,
     limits.passwordPerUser,
     guards.signedIn,
+    guards.notImpersonated,
   ];
   const caller = twoFactorCaller(service.sessions, deps.cookie, pending);
   // Codes: wrong ones count per IP before the body, per user once the caller is known.
