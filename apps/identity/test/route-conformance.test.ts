@@ -205,6 +205,7 @@ describe("identity's route table", () => {
       "session",
       "rateLimit(passwordCheck-user)",
       "signedIn",
+      "notImpersonated",
     ]);
     // Every route under the auth base path starts with the origin check and no-store, on the route.
     for (const route of built.routes.routes.filter((r) => r.path.startsWith("/api/auth/") && !r.path.endsWith("/openapi.json"))) {
