@@ -34,6 +34,8 @@ export class Http {
   readonly tokens: TokenStore;
   readonly #fetch: FetchLike;
   #refreshing: Promise<RefreshResult> | undefined;
+  /** {@link switches} when the shared refresh was sent. */
+  #refreshingAt = 0;
   #user: SessionUser | undefined;
   /** Counts the switches this client makes itself (impersonation): a new user then is no news. */
   #switches = 0;
@@ -127,18 +129,28 @@ export class Http {
   /**
    * Step 2 of the login: POST get-session with the cookie, awaited; stores the JWT from
    * `set-auth-jwt` and remembers the session's user. With no session (401) the session is over
-   * ({@link endSession}) and the result is empty. Concurrent callers share one request.
+   * ({@link endSession}) and the result is empty. Concurrent callers share one request, unless
+   * this client switched users since it was sent: its answer is of the cookie before the switch.
    */
   refresh(): Promise<RefreshResult> {
-    this.#refreshing ??= this.#doRefresh().finally(() => {
-      this.#refreshing = undefined;
+    if (this.#refreshing && this.#refreshingAt === this.#switches) return this.#refreshing;
+    const at = this.#switches;
+    const run = this.#doRefresh(at).finally(() => {
+      if (this.#refreshing === run) this.#refreshing = undefined;
     });
-    return this.#refreshing;
+    this.#refreshing = run;
+    this.#refreshingAt = at;
+    return run;
   }
 
-  async #doRefresh(): Promise<RefreshResult> {
+  async #doRefresh(at: number): Promise<RefreshResult> {
     const response = await this.identity("/get-session", { method: "POST", headers: { accept: "application/json" } });
+    // Sent before a user switch of this client: it tells nothing about the cookie now, so it
+    // neither stores a JWT nor ends the session.
+    const stale = at !== this.#switches;
     if (response.status === 401) {
+      await response.body?.cancel().catch(() => undefined);
+      if (stale) return { token: null, session: null };
       await response.body?.cancel().catch(() => undefined);
       this.endSession();
       return { token: null, session: null };
@@ -147,6 +159,7 @@ export class Http {
     const session = await readJson(response, sessionResponse);
     // Cross-origin, the header is readable only if the service lists it in its exposed CORS headers.
     const token = response.headers.get(SET_AUTH_JWT_HEADER);
+    if (stale) return { token, session };
     this.tokens.set(token);
     if (token) this.#user = session.user;
     return { token, session };

@@ -69,10 +69,9 @@ export function userAdminApi(http: Http): UserAdminApi {
   };
   return {
     listUsers: (values = {}) => {
-      const query: Record<string, string | undefined> = {};
+      const query: Record<string, string | string[]> = {};
       for (const [key, value] of Object.entries(values)) {
-        if (value === undefined) continue;
-        query[key] = Array.isArray(value) ? value.join(",") : String(value);
+        if (value !== undefined) query[key] = Array.isArray(value) ? value.map(String) : String(value);
       }
       return identityJson(http, adminListUsersResponse, "/admin/list-users", { query });
     },

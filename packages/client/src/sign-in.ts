@@ -33,8 +33,8 @@ export interface IdentityCallOptions {
   method?: "GET" | "POST";
   /** JSON body (POST). */
   body?: unknown;
-  /** Query parameters (GET); undefined values are left out. */
-  query?: Record<string, string | undefined>;
+  /** Query parameters (GET); undefined values are left out, a list repeats its key. */
+  query?: Record<string, string | readonly string[] | undefined>;
 }
 
 /**
@@ -45,7 +45,10 @@ export interface IdentityCallOptions {
 export async function identityCall(http: Http, path: string, options: IdentityCallOptions = {}): Promise<Response> {
   const method = options.method ?? (options.body === undefined ? "GET" : "POST");
   const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) query.set(key, value);
+  for (const [key, value] of Object.entries(options.query ?? {})) {
+    if (typeof value === "string") query.set(key, value);
+    else for (const item of value ?? []) query.append(key, item);
+  }
   const search = query.toString() ? `?${query}` : "";
   const response = await http.identity(
     `${path}${search}`,

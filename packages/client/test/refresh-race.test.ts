@@ -40,3 +40,60 @@ describe("401 refresh", () => {
     expect(storage.getItem(AUTH_TOKEN_STORAGE_KEY)).toBe("fresh.jwt.token");
   });
 });
+
+describe("a user switch of this client (impersonation) during a session check", () => {
+  it("does not take the check's answer, sent before the switch, for the new user's, nor end the session over it", async () => {
+    const at = "2026-11-21T00:00:00.000Z";
+    const user = (id: string) => ({ id, email: `${id}@example.com`, name: id, emailVerified: true, createdAt: at, updatedAt: at });
+    const session = (id: string, impersonatedBy: string | null) => ({
+      id: `s-${id}`,
+      userId: id,
+      expiresAt: at,
+      createdAt: at,
+      impersonatedBy,
+    });
+    let cookieUser = "admin";
+    let hold: Promise<void> | undefined;
+    let release: () => void = () => undefined;
+    const fetch = async (input: string | URL | Request): Promise<Response> => {
+      const url = String(input);
+      if (url.endsWith("/api/auth/get-session")) {
+        // The answer is of the cookie as the request left, even when it arrives later.
+        const id = cookieUser;
+        const gate = hold;
+        hold = undefined;
+        await gate;
+        return json(
+          200,
+          { session: session(id, id === "admin" ? null : "admin"), user: user(id) },
+          { [SET_AUTH_JWT_HEADER]: `jwt.of.${id}` },
+        );
+      }
+      if (url.endsWith("/api/auth/admin/impersonate-user")) {
+        cookieUser = "target";
+        const row = { ...session("target", "admin"), token: "s-target", updatedAt: at, ipAddress: null, userAgent: null };
+        const managed = { ...user("target"), role: "user", banned: false, banReason: null, banExpires: null };
+        return json(200, { session: row, user: managed });
+      }
+      return json(404, { ok: false, error: { code: "not_found", message: "no" } });
+    };
+    const storage = memoryStorage();
+    const client = createClient({ baseUrl: "http://service.test", storage, fetch });
+    expect((await client.auth.getSession())?.user.id).toBe("admin");
+    const ended: string[] = [];
+    client.auth.watchSession({ checkNow: false, events: undefined, onSignedOut: () => ended.push("ended") });
+
+    hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const check = client.auth.checkSession(); // its get-session leaves now and is held
+    const acting = await client.auth.admin.impersonateUser({ userId: "target" });
+    expect(acting.user.id).toBe("target");
+    expect(storage.getItem(AUTH_TOKEN_STORAGE_KEY)).toBe("jwt.of.target");
+    release();
+    expect((await check).status).not.toBe("signed_out");
+    expect(storage.getItem(AUTH_TOKEN_STORAGE_KEY)).toBe("jwt.of.target");
+    expect(ended).toEqual([]);
+    expect((await client.auth.checkSession()).status).toBe("signed_in");
+  });
+});

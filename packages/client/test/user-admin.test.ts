@@ -51,6 +51,8 @@ describe("user administration", () => {
     const paged = await boss.client.auth.admin.listUsers({ limit: 1, offset: 1, sortBy: "createdAt", sortDirection: "asc" });
     expect(paged.users).toHaveLength(1);
     expect(paged.total).toBeGreaterThanOrEqual(3);
+    const both = await boss.client.auth.admin.listUsers({ filterField: "id", filterOperator: "in", filterValue: [target.id, boss.id] });
+    expect(both.users.map((u) => u.id).sort()).toEqual([target.id, boss.id].sort());
     expect(await boss.client.auth.admin.getUser(target.id)).toMatchObject({ id: target.id, role: "user", banned: false });
     expect((await boss.client.auth.admin.getUser(boss.id)).role).toBe("admin");
   });
