@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { ApiError } from "@app/client";
 import { describe, expect, it } from "vitest";
 import { sentenceForMessage } from "./auth-messages.js";
@@ -11,7 +11,24 @@ function identityMessages(): string[] {
   return [...table.matchAll(/^\s+[A-Z_]+: "([^"]+)",?$/gm)].map((match) => match[1] ?? "");
 }
 
+/** The messages identity's admin routes refuse with, for codes that do not explain themselves. */
+function adminMessages(): string[] {
+  const folder = new URL("../../../identity/src/admin/", import.meta.url);
+  return readdirSync(folder)
+    .filter((name) => name.endsWith(".ts"))
+    .flatMap((name) => [
+      ...readFileSync(new URL(name, folder), "utf8").matchAll(/new AppError\("(?:bad_request|forbidden|not_found|conflict)", "([^"]+)"/g),
+    ])
+    .map((match) => match[1] ?? "");
+}
+
 describe("sentences for the refusals of organizations and admin", () => {
+  it("has a sentence for every message identity's admin routes refuse with", () => {
+    const messages = adminMessages();
+    expect(messages.length).toBeGreaterThan(4);
+    for (const message of messages) expect(sentenceForMessage(message), message).toBeDefined();
+  });
+
   it("has a sentence for every message identity's organization routes answer with", () => {
     const messages = identityMessages();
     expect(messages.length).toBeGreaterThan(30);

@@ -50,12 +50,14 @@ const BY_MESSAGE: Record<string, string> = {
   "Team id contains a reserved character": "That team cannot be used. Pick another one.",
   "You do not have an active team": "Pick a team first.",
   "You are not allowed to access this organization as an owner": "Only the organization's owners can do that.",
-  // Admin.
-  "You cannot ban yourself": "You cannot suspend your own account.",
-  "You cannot remove yourself": "You cannot delete your own account here.",
-  "You cannot impersonate admins": "Admins cannot be impersonated.",
-  "You are not impersonating anyone": "You are not acting as anyone.",
-  "User not found": "That user does not exist any more.",
+  // Admin (apps/identity/src/admin/).
+  "you cannot ban yourself": "You cannot suspend your own account.",
+  "you cannot remove yourself": "You cannot delete your own account here.",
+  "admins cannot be impersonated": "Admins cannot be impersonated.",
+  "you are not impersonating anyone": "You are not acting as anyone.",
+  "no such user": "That user does not exist any more.",
+  "this needs an admin": "Only admins can do that.",
+  "this change would leave no admin": "Someone must stay an admin: make another user an admin first.",
 };
 
 /** The sentence for a refusal's message from identity, or undefined when it has none. */

@@ -162,7 +162,7 @@ export function describeError(error: unknown): string {
   if (error instanceof ApiError && error.code === "rate_limited" && error.retryAfter) {
     return `Too many attempts. Try again in ${waitWords(error.retryAfter)}.`;
   }
-  if (error instanceof ApiError && (error.code === "bad_request" || error.code === "forbidden" || error.code === "not_found")) {
+  if (error instanceof ApiError && ["bad_request", "forbidden", "not_found", "conflict"].includes(error.code)) {
     const sentence = sentenceForMessage(error.message);
     if (sentence) return sentence;
   }
