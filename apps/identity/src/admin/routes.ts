@@ -48,7 +48,7 @@ export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
   const { guards, prisma, now } = deps;
   const roles = new AdminRoles(prisma);
   const bans = new Bans({ prisma, now });
-  const users = new AdminUsers({ prisma, roles, bans, tokens: deps.service.mailTokens, now });
+  const users = new AdminUsers({ prisma, roles, bans, tokens: deps.service.mailTokens, accounts: deps.service.settings, now });
   const impersonation = new Impersonation({ sessions: deps.service.sessions, roles, users, cookie: deps.cookie });
   const limits = adminLimits({ now, logger: deps.logger });
   const admin = adminGuard(roles);

@@ -1,16 +1,15 @@
 import { randomUUID } from "node:crypto";
-import {
-  type AdminCreateUserBody,
-  type AdminListUsersQuery,
-  type AdminListUsersResponse,
-  type AdminUserChanges,
-  type ManagedSession,
-  type ManagedUser,
-  USER_DELETED_CHANNEL,
-  type UserDeletedEvent,
+import type {
+  AdminCreateUserBody,
+  AdminListUsersQuery,
+  AdminListUsersResponse,
+  AdminUserChanges,
+  ManagedSession,
+  ManagedUser,
 } from "@app/contracts";
 import { isUniqueViolation, type Prisma, type PrismaClient, type User } from "@app/db";
 import { AppError } from "@app/http-kit";
+import type { AccountSettings } from "../services/account-settings.js";
 import type { MailTokens } from "../services/mail-tokens.js";
 import { hashPassword } from "../services/passwords.js";
 import type { Bans } from "./bans.js";
@@ -35,7 +34,18 @@ export class AdminUsers {
   readonly #tokens: MailTokens;
   readonly #now: () => number;
 
-  constructor(deps: { prisma: PrismaClient; roles: AdminRoles; bans: Bans; tokens: MailTokens; now: () => number }) {
+  readonly #accounts: Pick<AccountSettings, "deleteAccount">;
+
+  /** @param deps - `accounts`: the account deletion (services/account-settings.ts) remove-user runs. */
+  constructor(deps: {
+    prisma: PrismaClient;
+    roles: AdminRoles;
+    bans: Bans;
+    tokens: MailTokens;
+    accounts: Pick<AccountSettings, "deleteAccount">;
+    now: () => number;
+  }) {
+    this.#accounts = deps.accounts;
     this.#db = deps.prisma;
     this.#roles = deps.roles;
     this.#bans = deps.bans;
@@ -188,31 +198,11 @@ export class AdminUsers {
   async remove(adminId: string, userId: string): Promise<void> {
     if (userId === adminId) throw new AppError("bad_request", "you cannot remove yourself");
     await this.find(userId);
-    await this.#db.$transaction(async (tx) => {
+    await this.#accounts.deleteAccount(userId, async (tx) => {
       await tx.$queryRaw`SELECT "id" FROM "user" WHERE "id" = ${userId} FOR UPDATE`;
       await this.#roles.setAdmin(userId, false, tx);
-      await tx.userDeletion.upsert({ where: { userId }, create: { userId }, update: {} });
-      await tx.session.deleteMany({ where: { userId } });
-      await tx.account.deleteMany({ where: { userId } });
-      await tx.verification.deleteMany({ where: { userId } });
-      await tx.passkey.deleteMany({ where: { userId } });
-      await tx.twoFactor.deleteMany({ where: { userId } });
-      await tx.trustedDevice.deleteMany({ where: { userId } });
-      await tx.authChallenge.deleteMany({ where: { userId } });
-      await tx.user.update({
-        where: { id: userId },
-        data: {
-          email: `deleted-${userId}@deleted.invalid`,
-          name: "",
-          image: null,
-          emailVerified: false,
-          twoFactorEnabled: false,
-          banned: true,
-          banReason: "removed",
-          banExpires: null,
-        },
-      });
-      await tx.$executeRaw`SELECT pg_notify(${USER_DELETED_CHANNEL}, ${JSON.stringify({ userId } satisfies UserDeletedEvent)})`;
+      // Banned until the row is gone, so no sign-in method finds it meanwhile.
+      await tx.user.update({ where: { id: userId }, data: { banned: true, banReason: "removed", banExpires: null } });
     });
   }
 }

@@ -166,7 +166,7 @@ export class AccountSettings {
       await proofs.mail(user, input.callbackURL);
       return { success: true, message: "Verification email sent" };
     }
-    await this.#deleteAccount(user.id);
+    await this.deleteAccount(user.id);
     return { success: true, message: "User deleted" };
   }
 
@@ -179,7 +179,7 @@ export class AccountSettings {
     const invalid = () => new AppError("invalid_token", "the link is invalid, used or expired");
     const found = await tokens.find(["delete-account"], token);
     if (!found || found.userId !== userId) throw invalid();
-    await this.#deleteAccount(userId, async (tx) => {
+    await this.deleteAccount(userId, async (tx) => {
       if (!(await tokens.spend(tx, found))) throw invalid();
     });
   }
@@ -190,8 +190,9 @@ export class AccountSettings {
    * name replaced, so the address is free at once), a `user_deletion` row is written and
    * `auth_user_deleted` NOTIFYed (delivered on commit). The API deletes its rows and files and
    * sets `api_done_at`; {@link completeDeletions} then deletes the user row (docs/accounts.md).
+   * An admin's remove-user (admin/users.ts) is the same deletion.
    */
-  async #deleteAccount(userId: string, first?: (tx: Prisma.TransactionClient) => Promise<void>): Promise<void> {
+  async deleteAccount(userId: string, first?: (tx: Prisma.TransactionClient) => Promise<void>): Promise<void> {
     await this.#db.$transaction(async (tx) => {
       await first?.(tx);
       await leaveOrganizationsForAccountDeletion(tx, userId);
@@ -206,7 +207,7 @@ export class AccountSettings {
       await tx.authChallenge.deleteMany({ where: { userId } });
       await tx.user.update({
         where: { id: userId },
-        data: { email: `deleted-${userId}@deleted.invalid`, name: "", image: null, emailVerified: false },
+        data: { email: `deleted-${userId}@deleted.invalid`, name: "", image: null, emailVerified: false, twoFactorEnabled: false },
       });
       await tx.$executeRaw`SELECT pg_notify(${USER_DELETED_CHANNEL}, ${JSON.stringify({ userId } satisfies UserDeletedEvent)})`;
     });
