@@ -62,7 +62,7 @@ export function post(t: TestApi, token: string | undefined, message: unknown, he
   });
 }
 
-/** A tools/call message. */
+/** A tool call message. */
 export function toolCall(name: string, args: Record<string, unknown>, id: number | string = 1) {
   return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
 }

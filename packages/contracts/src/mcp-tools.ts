@@ -112,7 +112,7 @@ export interface McpToolContract {
   output: z.ZodObject;
 }
 
-/** Every tool of the API's MCP server. tools/list shows a token only the tools its scopes allow. */
+/** Every tool of the API's MCP server. The tool list shows a token only the tools its scopes allow. */
 export const MCP_TOOLS = {
   list_projects: {
     scope: "mcp:read",

@@ -34,7 +34,7 @@ const REFUSED = -32000;
 
 type RpcId = string | number | null;
 
-/** The ids of the requests in a body (notifications have none) and the tools its `tools/call` requests name. */
+/** The ids of the requests in a body (notifications have none) and the tools its tool calls name. */
 function inspect(body: McpRequestBody): { ids: RpcId[]; tools: string[] } {
   const ids: RpcId[] = [];
   const tools: string[] = [];

@@ -69,7 +69,7 @@ function toolError(deps: McpToolDeps, name: string, error: unknown): CallToolRes
 
 /**
  * The MCP server of one request (the transport is stateless: each POST gets its own), for one
- * user, with the tools the token's scopes allow: tools/list shows no other, and a call of another
+ * user, with the tools the token's scopes allow: the tool list shows no other, and a call of another
  * is refused before it reaches the server (routes.ts). A tool answers its data both as structured
  * content (checked against its output schema) and as JSON text for clients that read only text.
  */
