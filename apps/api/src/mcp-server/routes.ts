@@ -6,6 +6,7 @@ import {
   MCP_TOOLS,
   type McpRequestBody,
   type McpScope,
+  type McpToolName,
   mcpRequestBody,
   protectedResourceMetadataSchema,
 } from "@app/contracts";
@@ -59,8 +60,10 @@ function refuse(res: Response, error: AppError, ids: RpcId[]): typeof ANSWERED {
 function missingScope(grant: McpGrant, tools: readonly string[]): McpScope | undefined {
   if (grant.scopes.size === 0) return "mcp:read";
   for (const name of tools) {
-    const tool = MCP_TOOLS[name as keyof typeof MCP_TOOLS] as { scope: McpScope } | undefined;
-    if (Object.hasOwn(MCP_TOOLS, name) && tool && !grant.scopes.has(tool.scope)) return tool.scope;
+    // An unknown tool is the SDK's to refuse (a JSON-RPC error), whatever the scopes.
+    if (!Object.hasOwn(MCP_TOOLS, name)) continue;
+    const { scope } = MCP_TOOLS[name as McpToolName];
+    if (!grant.scopes.has(scope)) return scope;
   }
   return undefined;
 }
@@ -93,7 +96,7 @@ export function mcpResourceRoutes(deps: McpServerRouteDeps): AnyRoute[] {
       method,
       path: MCP_RESOURCE_PATH,
       tag: "mcp-server",
-      summary: `405: the MCP server is stateless (no standalone event stream, no session to end); every message is a POST`,
+      summary: "405: the MCP server is stateless (no standalone event stream, no session to end); every message is a POST",
       reply: { raw: "application/json" },
       guards: [bearer],
       handler: ({ res }) => {
