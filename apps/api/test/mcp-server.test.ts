@@ -143,7 +143,7 @@ describe("tokens", () => {
     const res = await post(t, await accessToken(t, u.id, { scope: "openid profile" }), INITIALIZE);
     expect(res.status).toBe(403);
     expect(extractWWWAuthenticateParams(res)).toMatchObject({ error: "insufficient_scope", scope: "mcp:read" });
-    expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: 0, error: { data: { code: "forbidden" } } });
+    expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: 0, error: { data: { code: "insufficient_scope" } } });
   });
 });
 

@@ -35,6 +35,8 @@ export const ERROR_STATUS = {
   too_many_attempts: 403,
   /** The action needs a recent sign-in (DELETE_FRESH_AGE) or a mailed confirmation. */
   session_not_fresh: 403,
+  /** An OAuth access token lacks the scope the call needs (RFC 6750; the challenge names it). */
+  insufficient_scope: 403,
   /** An operator banned the account (docs/admin.md): no sign-in by any method while the ban lasts. */
   banned: 403,
   not_found: 404,

@@ -130,7 +130,7 @@ export function mcpBearer(verifier: Pick<Verifier, "verifyNow">, resource: McpRe
 export function insufficientScope(resource: McpResource, needed: McpScope, grant: McpGrant): AppError {
   const scopes = [...new Set([...grant.scopes, needed])];
   const description = `this needs the ${needed} scope`;
-  return new AppError("forbidden", description, {
+  return new AppError("insufficient_scope", description, {
     headers: { "WWW-Authenticate": challenge(resource, { code: "insufficient_scope", description }, scopes) },
   });
 }

@@ -37,6 +37,7 @@ const SENTENCES: Record<string, string> = {
   too_many_attempts: "Too many wrong tries for that code. Ask for a new one.",
   banned: "This account is suspended. Contact the operator of this service.",
   not_a_member: "You are not a member of this organization any more, so its projects are not shown. Pick another one in the header.",
+  insufficient_scope: "The app you connected was not given permission for that.",
   session_not_fresh: "For this, sign in again first, or confirm it from the mail we send you.",
   payload_too_large: "That is too large for the service to accept.",
   unsupported_media_type: "That type of file is not accepted.",
