@@ -19,9 +19,16 @@ const USER = "linus@example.com";
 const PASSWORD = "correct horse battery";
 /** The sentence of messages.ts for the `banned` code. */
 const SUSPENDED = "This account is suspended. Contact the operator of this service.";
+/** JWT_EXPIRES_IN of the stack: the shortest identity accepts. */
+const JWT_SECONDS = 60;
 
 beforeAll(async () => {
-  [env, { browser, page }] = await Promise.all([startE2eStack(), openBrowser()]);
+  // Short JWTs, as an operator who suspends users picks them; session checks rare, so the page
+  // meets its expired JWT on a call of its own (the last test).
+  [env, { browser, page }] = await Promise.all([
+    startE2eStack({ JWT_EXPIRES_IN: `${JWT_SECONDS}s`, SESSION_RECHECK_SECONDS: "3600" }),
+    openBrowser(),
+  ]);
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   page.on("console", (message) => {
     if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(message.text());
@@ -142,6 +149,33 @@ describe("admin user pages in Chromium, against the real stack", { timeout: TEST
     expect(await page.locator("#impersonation-banner").isHidden()).toBe(true);
     expect(await page.locator("#whoami").textContent()).toBe(ADMIN);
     await page.locator("#nav-admin").waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it("past its JWT's life the page goes on: its next call meets 401, gets a fresh JWT through get-session once and is sent again", {
+    timeout: (JWT_SECONDS + 60) * 1000,
+  }, async () => {
+    const token = (await storedToken(page)) ?? "";
+    const status = async () =>
+      (await pageFetch(page, `${env.baseUrl}/api/me`, { headers: { authorization: `Bearer ${token}` }, credentials: "omit" })).status;
+    await expect.poll(status, { timeout: (JWT_SECONDS + 30) * 1000, interval: 1000 }).toBe(401);
+    expect(await storedToken(page)).toBe(token); // no session check replaced it meanwhile
+    const calls: string[] = [];
+    page.on("request", (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path === "/api/auth/get-session" || path === "/api/projects") calls.push(`${request.method()} ${path}`);
+    });
+    await page.locator("#nav-projects").click();
+    await page.locator("#project-list-empty").waitFor();
+    expect(calls.filter((c) => c !== "OPTIONS /api/projects" && c !== "OPTIONS /api/auth/get-session")).toEqual([
+      "GET /api/projects",
+      "POST /api/auth/get-session",
+      "GET /api/projects",
+    ]);
+    expect(await page.locator("#whoami").textContent()).toBe(ADMIN);
+    const fresh = await storedToken(page);
+    expect(fresh).not.toBe(token);
+    expect(await page.locator("#alert").isHidden()).toBe(true);
     expect(problems).toEqual([]);
   });
 });
