@@ -2,7 +2,17 @@ import { DEFAULT_KEY_ACTIVATION_DELAY_MS } from "@app/http-kit";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frozenClock } from "./kit.js";
-import { authorizeAndExchange, Browser, type OAuthKit, registerPublicClient, signUp, startIdentity } from "./oauth-kit.js";
+import {
+  authorizationUrl,
+  authorizeAndExchange,
+  Browser,
+  type OAuthKit,
+  pkce,
+  registerPublicClient,
+  signUp,
+  startIdentity,
+  walk,
+} from "./oauth-kit.js";
 
 // The authorization server's metadata (RFC 8414 and OpenID Connect Discovery), the key set it
 // advertises (identity's own /api/auth/jwks, the provider's own route unreachable), and its
@@ -104,5 +114,31 @@ describe("signing keys", () => {
       await jwtVerify(tokens.access_token, jwks, { issuer: ctx.baseUrl, audience: ctx.resource, typ: "at+jwt" });
       await jwtVerify(tokens.id_token ?? "", jwks, { issuer: ctx.baseUrl, audience: clientId });
     }
+  });
+});
+
+describe("how recent a sign-in must be", () => {
+  it("honours max_age against the identity session's age", async () => {
+    const browser = new Browser();
+    await signUp(ctx, browser, "recent");
+    const clientId = await registerPublicClient(ctx);
+    await authorizeAndExchange(ctx, browser, clientId, { scope: "openid" });
+    clock.advance(2 * 60 * 60 * 1000);
+    // The same identity session in a browser without the provider's session, whose sign-in time
+    // the provider takes from the identity session (the provider's own clock is the real one).
+    const other = new Browser();
+    const cookie = "identity.session_token";
+    other.setCookie(ctx.baseUrl, cookie, browser.cookie(ctx.baseUrl, cookie) ?? "");
+    const { challenge } = pkce();
+    const request = (extra: Record<string, string>) =>
+      walk(
+        other,
+        authorizationUrl(ctx, { client_id: clientId, scope: "openid", code_challenge: challenge, code_challenge_method: "S256", ...extra }),
+      );
+    const tooOld = await request({ max_age: "3600" });
+    expect([tooOld.at, tooOld.url.searchParams.get("error")]).toEqual(["client", "login_required"]);
+    const recentEnough = await request({ max_age: String(3 * 60 * 60) });
+    expect(recentEnough.at).toBe("client");
+    expect(recentEnough.url.searchParams.get("code")).toBeTruthy();
   });
 });

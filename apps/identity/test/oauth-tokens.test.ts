@@ -170,6 +170,20 @@ describe("consent", () => {
     if (signIn.at !== "sign-in") throw new Error(`expected the sign-in page, got ${signIn.url.href}`);
     expect(signIn.url.origin).toBe(ORIGIN);
     expect(signIn.callbackURL).toMatch(new RegExp(`^${ctx.baseUrl}/api/auth/oauth2/interaction/[\\w-]+$`));
+    // prompt=login wants a sign-in after the request: a session from before it does not do.
+    const earlier = new Browser();
+    await signUp(ctx, earlier, "earlier");
+    const login = await walk(
+      earlier,
+      authorizationUrl(ctx, {
+        client_id: clientId,
+        scope: "openid",
+        prompt: "login",
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+      }),
+    );
+    expect([login.at, login.url.searchParams.get("error")]).toEqual(["client", "login_required"]);
     // prompt=none without a session answers the client at once.
     const none = await walk(
       new Browser(),

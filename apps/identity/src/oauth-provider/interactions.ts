@@ -74,11 +74,14 @@ export async function interactionStep(
   }
 
   if (interaction.prompt.name === "login") {
+    // prompt=login wants a sign-in after the second the request started in; max_age, one at most that old.
     const reasons = new Set(interaction.prompt.reasons);
     const signedInAt = Math.floor(active.session.createdAt.getTime() / 1000);
     const startedAt = typeof interaction.iat === "number" ? interaction.iat : 0;
-    if ((reasons.has("login_prompt") || reasons.has("max_age")) && signedInAt < startedAt) {
-      return fail("login_required", "the application asked for a fresh sign-in: sign out, sign in again and retry");
+    const maxAge = Number(interaction.prompt.details.max_age);
+    const age = Math.floor(settings.now() / 1000) - signedInAt;
+    if ((reasons.has("login_prompt") && signedInAt <= startedAt) || (reasons.has("max_age") && Number.isFinite(maxAge) && age > maxAge)) {
+      return fail("login_required", "the application asked for a more recent sign-in: sign out, sign in again and retry");
     }
     return finish({ login: { accountId: userId, ts: signedInAt } });
   }
