@@ -41,6 +41,9 @@ describe("sentences for the refusals of organizations and admin", () => {
     );
     expect(describeError(new ApiError(403, "forbidden", "You are not the recipient of the invitation"))).toMatch(/sent to another address/);
     expect(describeError(new ApiError(403, "forbidden", "something new"))).toBe(sentenceFor("forbidden"));
+    expect(describeError(new ApiError(403, "forbidden", "not while acting as another user: stop impersonating first"))).toMatch(
+      /Stop impersonating first\.$/,
+    );
     // Only those codes: a message never replaces the sentence of a code that says enough.
     expect(describeError(new ApiError(401, "invalid_credentials", "Member not found"))).toBe(sentenceFor("invalid_credentials"));
   });

@@ -58,6 +58,9 @@ const BY_MESSAGE: Record<string, string> = {
   "no such user": "That user does not exist any more.",
   "this needs an admin": "Only admins can do that.",
   "this change would leave no admin": "Someone must stay an admin: make another user an admin first.",
+  // apps/identity/src/middleware/guards.ts notImpersonated: a user's credentials are theirs alone.
+  "not while acting as another user: stop impersonating first":
+    "An admin acting as this user cannot change how they sign in (password, email, passkeys, two-factor, providers) or delete the account. Stop impersonating first.",
 };
 
 /** The sentence for a refusal's message from identity, or undefined when it has none. */
