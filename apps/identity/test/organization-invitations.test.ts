@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { INVITATION_TTL_MS, MEMBERS_PER_ORGANIZATION, PENDING_INVITATIONS_PER_ORGANIZATION } from "@app/contracts";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { identityKit, sessionCookie } from "./kit.js";
+import { identityKit, ORIGIN, sessionCookie } from "./kit.js";
 import type { MailKit } from "./mail-kit.js";
 import { as, createOrg, fresh, invite, orgKit, person, refusal, sessionOf } from "./organization-kit.js";
 
@@ -125,14 +125,14 @@ describe("an invitation by mail", () => {
     // Expired, it no longer counts as pending: a new invitation to the address is made and mailed.
     const again = (await owner.post("invite-member", { organizationId: org.id, email, role: "member" }).expect(200)).body;
     expect(again.id).not.toBe(id);
-    await kit.catcher.waitFor((m) => m.to.includes(email) && m.links.includes(`${kit.config.baseUrl}/accept-invitation/${again.id}`));
+    await kit.catcher.waitFor((m) => m.to.includes(email) && m.links.includes(`${ORIGIN}/accept-invitation/${again.id}`));
     // A second ask renews it with resend.
     clock.offset += INVITATION_TTL_MS - 1_000;
     const after = kit.catcher.messages().at(-1)?.id ?? 0;
     const renewed = (await owner.post("invite-member", { organizationId: org.id, email, role: "member", resend: true }).expect(200)).body;
     expect(renewed.id).toBe(again.id);
     expect(new Date(renewed.expiresAt).getTime()).toBeGreaterThan(new Date(again.expiresAt).getTime());
-    await kit.catcher.waitFor((m) => m.id > after && m.links.includes(`${kit.config.baseUrl}/accept-invitation/${again.id}`));
+    await kit.catcher.waitFor((m) => m.id > after && m.links.includes(`${ORIGIN}/accept-invitation/${again.id}`));
     clock.offset += 2_000;
     await invitee.post("accept-invitation", { invitationId: again.id }).expect(200);
   });

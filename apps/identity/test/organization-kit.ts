@@ -1,6 +1,6 @@
 import request from "supertest";
 import { expect } from "vitest";
-import { signUp } from "./kit.js";
+import { ORIGIN, signUp } from "./kit.js";
 import { linkOf, type MailKit, mailKit } from "./mail-kit.js";
 
 // What the organization tests share: an identity sending mail to a real catcher, people signed
@@ -75,7 +75,7 @@ export const refusal = (res: request.Response) => [res.status, res.body.message]
 export async function invite(kit: MailKit, by: Person, organizationId: string, email: string, role = "member"): Promise<string> {
   const res = await by.post("invite-member", { email, role, organizationId }).expect(200);
   const link = linkOf(await kit.mailTo(email, "You are invited to an organization"));
-  expect(link).toBe(`${kit.config.baseUrl}/accept-invitation/${res.body.id}`);
+  expect(link).toBe(`${ORIGIN}/accept-invitation/${res.body.id}`);
   return res.body.id;
 }
 

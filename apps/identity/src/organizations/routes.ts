@@ -1,5 +1,6 @@
 import type { AnyRoute } from "@app/http-kit";
 import type { FeatureDeps } from "../features.js";
+import { homeOf } from "../views/link-pages.js";
 import { invitationRoutes } from "./invitation-routes.js";
 import { Invitations } from "./invitations.js";
 import { memberRoutes } from "./member-routes.js";
@@ -20,11 +21,13 @@ import { Teams } from "./teams.js";
  */
 export function organizationRoutes(deps: FeatureDeps): AnyRoute[] {
   const { prisma, now } = deps;
+  const webApp = homeOf(deps.config.corsOrigins) ?? deps.config.baseUrl;
   const g = orgGuards(deps.guards);
   return [
     ...organizationCrudRoutes(new Organizations({ prisma }), g),
     ...memberRoutes(new Members({ prisma }), g),
-    ...invitationRoutes(new Invitations({ prisma, now, outbox: deps.service.mailOutbox, baseUrl: deps.config.baseUrl }), g),
+    // The accept page is the web app's (its origin, the first trusted one; else the base URL).
+    ...invitationRoutes(new Invitations({ prisma, now, outbox: deps.service.mailOutbox, baseUrl: webApp }), g),
     ...teamRoutes(new Teams({ prisma }), g),
   ];
 }
