@@ -218,3 +218,21 @@ describe("a banned user", () => {
     expect((await walk(browser, url)).at).toBe("sign-in");
   });
 });
+
+describe("an impersonation session", () => {
+  it("authorizes no application: the request ends with access_denied and the consent decision answers 403", async () => {
+    const { browser, user, clientId } = await setUp("impersonated");
+    const admin = await signUp(ctx, new Browser(), "admin");
+    const { token: cookie } = await ctx.kit.service.sessions.create(user.id, {}, { impersonatedBy: admin.id });
+    const actor = new Browser();
+    actor.setCookie(ctx.baseUrl, "identity.session_token", cookie);
+    const { challenge } = pkce();
+    const url = authorizationUrl(ctx, { client_id: clientId, scope: "mcp:read", code_challenge: challenge, code_challenge_method: "S256" });
+    const ended = await walk(actor, url);
+    expect([ended.at, ended.url.searchParams.get("error")]).toEqual(["client", "access_denied"]);
+
+    const page = await walk(browser, url);
+    if (page.at !== "consent") throw new Error("expected the consent page");
+    expect((await postConsent(ctx, actor, page.url, { accept: true })).status).toBe(403);
+  });
+});

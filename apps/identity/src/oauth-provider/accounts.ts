@@ -12,8 +12,8 @@ export const SCOPE_CLAIMS = {
 } as const;
 
 /**
- * oidc-provider's `findAccount`: the product's user by id, or nothing for a user that no longer
- * exists or is banned (apps/identity/src/admin/), so their codes and refresh tokens stop working
+ * oidc-provider's `findAccount`: the product's user by id, or nothing for a user that does not
+ * exist or is banned (apps/identity/src/admin/), so their codes and refresh tokens stop working
  * ("referenced account not found") and a new authorization asks them to sign in, which they cannot.
  */
 export function accountFinder(prisma: PrismaClient, now: () => number) {

@@ -198,7 +198,7 @@ export class ProviderHost {
     this.#make = make;
   }
 
-  /** The provider with the signing key of now (one read of the key set): for the routes that sign. */
+  /** The provider with the current signing key (one read of the key set): for the routes that sign. */
   async signing(): Promise<BuiltProvider> {
     const { signing } = await this.#view();
     if (this.#current?.kid === signing.kid) return this.#current;

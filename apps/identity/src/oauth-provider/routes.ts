@@ -83,7 +83,7 @@ export function oauthProviderRoutes(deps: FeatureDeps): AnyRoute[] {
   const session = identitySessionGuard(service.sessions, cookie);
   const start = [guards.origin, guards.noStore];
 
-  /** Hands the request to oidc-provider (`signing`: the routes that sign a token build it with the key of now). */
+  /** Hands the request to oidc-provider (`signing`: the routes that sign a token build it with the current signing key). */
   const delegate =
     (pick: () => Promise<BuiltProvider>, before?: (built: BuiltProvider, req: Request, res: Response) => Promise<void> | void) =>
     async ({ req, res }: { req: Request; res: Response }) => {
@@ -164,8 +164,11 @@ export function oauthProviderRoutes(deps: FeatureDeps): AnyRoute[] {
       handler: async ({ body, res }) => {
         const fields = consentQuery.verify(body.oauth_query, now());
         if (!fields) throw new AppError("invalid_signature", "the consent page's query is not one this server signed, or it expired");
+        const active = signedInUser(res);
+        if (active.session.impersonatedBy !== null)
+          throw new AppError("forbidden", "an impersonation session cannot authorize applications");
         const { provider } = await host.current();
-        const to = await decideConsent(provider, fields, signedInUser(res).user.id, body);
+        const to = await decideConsent(provider, fields, active.user.id, body);
         return { redirect: true as const, url: to, redirect_uri: to };
       },
     }),
