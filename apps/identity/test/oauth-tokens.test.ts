@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ORIGIN } from "./kit.js";
@@ -100,6 +101,42 @@ describe("access tokens for the MCP resource", () => {
     expect((await userinfo()).status).toBe(200);
     expect((await revoke(oidc.access_token, "access_token")).status).toBe(200);
     expect((await userinfo()).status).toBe(401);
+  });
+});
+
+describe("response_mode=form_post", () => {
+  it("answers oidc-provider's page, whose script its policy allows by hash and whose form may post to the client", async () => {
+    const browser = new Browser();
+    await signUp(ctx, browser, "formpost");
+    const clientId = await registerPublicClient(ctx);
+    const { verifier, challenge } = pkce();
+    const url = authorizationUrl(ctx, {
+      client_id: clientId,
+      scope: "openid",
+      response_mode: "form_post",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    });
+    const page = await walk(browser, url);
+    if (page.at !== "consent") throw new Error("expected the consent page");
+    const decided = (await (await postConsent(ctx, browser, page.url, { accept: true })).json()) as { redirect_uri: string };
+    const res = await browser.request(decided.redirect_uri);
+    const html = await res.text();
+    expect([res.status, res.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? "";
+    const policy = res.headers.get("content-security-policy") ?? "";
+    expect(policy).toContain(`'sha256-${createHash("sha256").update(script).digest("base64")}'`);
+    expect(policy).toContain("form-action http: https:");
+    expect(html).toContain(`action="${REDIRECT_URI}"`);
+    const code = /name="code" value="([^"]+)"/.exec(html)?.[1] ?? "";
+    const exchanged = await token(ctx, {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      code_verifier: verifier,
+    });
+    expect(exchanged.status).toBe(200);
   });
 });
 

@@ -92,6 +92,16 @@ export function oauthProviderRoutes(deps: FeatureDeps): AnyRoute[] {
       await before?.(built, req, res);
       await built.handle(req, res);
     };
+  /**
+   * The authorization answers may be oidc-provider's `form_post` page (response_mode=form_post):
+   * its inline script (oidc-provider adds its hash to script-src) posts the code to the client's
+   * redirect URI, which the app-wide policy (form-action 'none') would stop.
+   */
+  const formPostPolicy = (res: Response) =>
+    void res.setHeader(
+      "content-security-policy",
+      "default-src 'none'; script-src 'self'; form-action http: https:; base-uri 'none'; frame-ancestors 'none'",
+    );
   const current = () => host.current();
   const signing = () => host.signing();
   const protocol = (method: "get" | "post", path: string, summary: string, pick = current) =>
@@ -126,7 +136,10 @@ export function oauthProviderRoutes(deps: FeatureDeps): AnyRoute[] {
       summary: "Authorization endpoint (code, PKCE S256): sign-in and consent in the web app, then the client's redirect URI",
       reply: { raw: "redirect" },
       guards: [...start, guards.cookies, session],
-      handler: delegate(current, (built, req, res) => endStaleSession(built.provider, req, res)),
+      handler: delegate(current, (built, req, res) => {
+        formPostPolicy(res);
+        return endStaleSession(built.provider, req, res);
+      }),
     }),
     defineRoute({
       method: "get",
@@ -136,7 +149,7 @@ export function oauthProviderRoutes(deps: FeatureDeps): AnyRoute[] {
       params: interactionParams,
       reply: { raw: "redirect" },
       guards: [...start, guards.cookies, session],
-      handler: delegate(current),
+      handler: delegate(current, (_built, _req, res) => formPostPolicy(res)),
     }),
     defineRoute({
       method: "get",
