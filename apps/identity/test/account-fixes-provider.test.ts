@@ -1,47 +1,24 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ORIGIN } from "./kit.js";
 import { linkOf, type MailKit, mailKit } from "./mail-kit.js";
-import { Browser, startProvider, type TestProvider } from "./oidc-kit.js";
+import { Browser, providerStack, type TestProvider } from "./oidc-kit.js";
 
 // Accounts that signed up with a provider only (no password), through a real OpenID Provider,
 // real PostgreSQL and real SMTP: the reset creates their password, and delete-user works without
 // one, on a fresh session or through the mailed link a stale session gets (docs/accounts.md).
-const CLIENT = { clientId: "identity-test", clientSecret: "identity-test-secret-0123456789" };
 const HOUR = 60 * 60 * 1000;
 const DELETE_SUBJECT = "Confirm deleting your account";
-let server: Server;
 let baseUrl: string;
 let provider: TestProvider;
 let kit: MailKit;
+let stop: (() => Promise<void>) | undefined;
 /** The app's clock runs with real time plus this offset (the link's expiry test moves it). */
 let offset = 0;
 
 beforeAll(async () => {
-  server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  provider = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/local` });
-  kit = await mailKit({
-    now: () => Date.now() + offset,
-    env: {
-      BASE_URL: baseUrl,
-      OIDC_PROVIDERS: "local",
-      OIDC_LOCAL_ISSUER: provider.issuer,
-      OIDC_LOCAL_CLIENT_ID: CLIENT.clientId,
-      OIDC_LOCAL_CLIENT_SECRET: CLIENT.clientSecret,
-    },
-  });
-  server.on("request", kit.app);
+  ({ baseUrl, provider, kit, close: stop } = await providerStack((env) => mailKit({ now: () => Date.now() + offset, env })));
 });
-
-afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-  await provider?.close();
-  await kit?.close();
-});
+afterAll(() => stop?.());
 
 const json = { "content-type": "application/json", origin: ORIGIN, accept: "application/json" };
 

@@ -1,60 +1,26 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createAuthClient } from "better-auth/client";
 import { adminClient, jwtClient } from "better-auth/client/plugins";
 import { createLocalJWKSet, jwtVerify } from "jose";
-import { parseSetCookie } from "set-cookie-parser";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { grantAdmin, PASSWORD } from "./admin-kit.js";
+import { betterAuthServer, sessionWithJwt as withJwt } from "./better-auth-kit.js";
 import { identityKit, type Kit } from "./kit.js";
 
 // better-auth's official client with its `adminClient`, unchanged, against a real identity (real
 // PostgreSQL; the admin role granted in the API's user_role as `pnpm admin:grant` does). A
 // cookie jar stands in for each browser.
 let kit: Kit & { database: Parameters<typeof grantAdmin>[0] };
-let server: Server;
-let baseURL: string;
-
-beforeAll(async () => {
+const server = betterAuthServer(async () => {
   kit = await identityKit();
-  server = createServer(kit.app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-  await kit?.close();
+  return kit;
 });
 
 /** A better-auth client with its own cookie jar (one simulated browser). */
-function browser() {
-  const jar = new Map<string, string>();
-  const customFetchImpl = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const headers = new Headers(init.headers);
-    if (jar.size) headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
-    const response = await fetch(input, { ...init, headers });
-    for (const cookie of parseSetCookie(response.headers.getSetCookie())) {
-      const expired = (cookie.expires && cookie.expires.getTime() <= Date.now()) || cookie.maxAge === 0;
-      if (!cookie.value || expired) jar.delete(cookie.name);
-      else jar.set(cookie.name, cookie.value);
-    }
-    return response;
-  };
-  const client = createAuthClient({ baseURL, plugins: [jwtClient(), adminClient()], fetchOptions: { customFetchImpl } });
-  return { client, jar };
-}
+const browser = () => server.browser([jwtClient(), adminClient()]);
 
-/** get-session through the client, with the JWT of its `set-auth-jwt` header. */
+/** get-session through the client (its data), with the JWT of its `set-auth-jwt` header. */
 async function sessionWithJwt(b: ReturnType<typeof browser>) {
-  let jwt: string | null = null;
-  const session = await b.client.getSession({
-    fetchOptions: {
-      onSuccess: (ctx) => {
-        jwt = ctx.response.headers.get("set-auth-jwt");
-      },
-    },
-  });
-  return { session: session.data, jwt: jwt as string | null };
+  const { session, jwt } = await withJwt(b);
+  return { session: session.data, jwt };
 }
 
 describe("better-auth's adminClient against identity", () => {

@@ -1,61 +1,25 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createAuthClient } from "better-auth/client";
 import { inferAdditionalFields, jwtClient } from "better-auth/client/plugins";
 import { createLocalJWKSet, jwtVerify } from "jose";
-import { parseSetCookie } from "set-cookie-parser";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { betterAuthServer } from "./better-auth-kit.js";
 import { linkOf, type MailKit, mailKit } from "./mail-kit.js";
 
 // better-auth's official client, unchanged, against a real identity listening on a free port,
 // with mail over real SMTP to a catcher. It runs in Node, so a cookie jar stands in for the browser.
 
-/** A fetch that keeps cookies like one browser (set-cookie-parser reads Set-Cookie). */
-function cookieJarFetch() {
-  const jar = new Map<string, string>();
-  const jarFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const headers = new Headers(init.headers);
-    if (jar.size) headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
-    const response = await fetch(input, { ...init, headers });
-    for (const cookie of parseSetCookie(response.headers.getSetCookie())) {
-      const expired = (cookie.expires && cookie.expires.getTime() <= Date.now()) || cookie.maxAge === 0;
-      if (!cookie.value || expired) jar.delete(cookie.name);
-      else jar.set(cookie.name, cookie.value);
-    }
-    return response;
-  };
-  return { fetch: jarFetch, jar };
-}
-
 let kit: MailKit;
-let server: Server;
-let baseURL: string;
-
-beforeAll(async () => {
+const server = betterAuthServer(async () => {
   kit = await mailKit();
-  server = createServer(kit.app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-  await kit?.close();
+  return kit;
 });
 
 /** A better-auth client with its own cookie jar (one simulated browser). */
 function browser() {
-  const { fetch: customFetchImpl, jar } = cookieJarFetch();
   // The session field update-session sets, declared as better-auth's clients declare additional fields.
   const fields = inferAdditionalFields({ session: { userAgent: { type: "string", required: false } } });
-  const client = createAuthClient({ baseURL, plugins: [jwtClient(), fields], fetchOptions: { customFetchImpl } });
-  return { client, jar, fetch: customFetchImpl };
+  return server.browser([jwtClient(), fields]);
 }
-
-/** Opens a mailed link on this server (its path and query), as a click would, without following redirects. */
-function open(b: ReturnType<typeof browser>, link: string) {
-  const url = new URL(link);
-  return b.fetch(`${baseURL}${url.pathname}${url.search}`, { redirect: "manual" });
-}
+const { open } = server;
 
 const PASSWORD = "correct horse battery";
 

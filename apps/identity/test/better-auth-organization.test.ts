@@ -1,9 +1,6 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createAuthClient } from "better-auth/client";
 import { organizationClient } from "better-auth/client/plugins";
-import { parseSetCookie } from "set-cookie-parser";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { betterAuthServer } from "./better-auth-kit.js";
 import { linkOf, type MailKit, mailKit } from "./mail-kit.js";
 import { fresh, ORG_LIMITS } from "./organization-kit.js";
 
@@ -11,46 +8,17 @@ import { fresh, ORG_LIMITS } from "./organization-kit.js";
 // real identity listening on a free port, with mail over real SMTP to a catcher. It runs in Node,
 // so a cookie jar stands in for each browser.
 
-/** A fetch that keeps cookies like one browser (set-cookie-parser reads Set-Cookie). */
-function cookieJarFetch() {
-  const jar = new Map<string, string>();
-  return async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const headers = new Headers(init.headers);
-    if (jar.size) headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
-    const response = await fetch(input, { ...init, headers });
-    for (const cookie of parseSetCookie(response.headers.getSetCookie())) {
-      const expired = (cookie.expires && cookie.expires.getTime() <= Date.now()) || cookie.maxAge === 0;
-      if (!cookie.value || expired) jar.delete(cookie.name);
-      else jar.set(cookie.name, cookie.value);
-    }
-    return response;
-  };
-}
-
 let kit: MailKit;
-let server: Server;
-let baseURL: string;
-
-beforeAll(async () => {
+const server = betterAuthServer(async () => {
   kit = await mailKit({ env: ORG_LIMITS });
-  server = createServer(kit.app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-  await kit?.close();
+  return kit;
 });
 
 const PASSWORD = "correct horse battery";
 
 /** One browser with better-auth's client and its organization plugin, signed up and verified through the mailed link. */
 async function browser(email: string) {
-  const client = createAuthClient({
-    baseURL,
-    plugins: [organizationClient({ teams: { enabled: true } })],
-    fetchOptions: { customFetchImpl: cookieJarFetch() },
-  });
+  const { client } = server.browser([organizationClient({ teams: { enabled: true } })]);
   expect((await client.signUp.email({ email, password: PASSWORD, name: email.split("@")[0] ?? "x" })).error).toBeNull();
   const token = new URL(linkOf(await kit.mailTo(email, "Verify your email address"))).searchParams.get("token") ?? "";
   expect((await client.verifyEmail({ query: { token } })).error).toBeNull();
@@ -78,7 +46,7 @@ describe("better-auth's organizationClient against identity", () => {
     const guestEmail = fresh("ba-guest");
     const invitation = data(await owner.organization.inviteMember({ email: guestEmail, role: "member", organizationId: org.id }));
     const link = linkOf(await kit.mailTo(guestEmail, "You are invited to an organization"));
-    expect(link).toBe(`${kit.config.baseUrl}/accept-invitation/${invitation.id}`);
+    expect(link).toBe(`${new URL(kit.config.corsOrigins[0] ?? "").origin}/accept-invitation/${invitation.id}`);
     const guest = await browser(guestEmail);
     const invitationId = link.split("/").at(-1) ?? "";
     expect(data(await guest.organization.getInvitation({ query: { id: invitationId } }))).toMatchObject({ organizationName: "Ba Org" });

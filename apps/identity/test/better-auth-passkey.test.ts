@@ -1,9 +1,6 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { passkeyClient } from "@better-auth/passkey/client";
-import { createAuthClient } from "better-auth/client";
-import { parseSetCookie } from "set-cookie-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { betterAuthServer } from "./better-auth-kit.js";
 import { ORIGIN } from "./kit.js";
 import { type MailKit, mailKit } from "./mail-kit.js";
 import { installBrowserWebAuthn, SoftwareAuthenticator } from "./webauthn-authenticator.js";
@@ -13,48 +10,20 @@ import { installBrowserWebAuthn, SoftwareAuthenticator } from "./webauthn-authen
 // the browser's cookies, and a software authenticator (real P-256 keys) for its WebAuthn API,
 // which @simplewebauthn/browser, inside the passkey client, calls as it would in a page.
 
-/** A fetch that keeps cookies like one browser (set-cookie-parser reads Set-Cookie). */
-function cookieJarFetch() {
-  const jar = new Map<string, string>();
-  const jarFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const headers = new Headers(init.headers);
-    if (jar.size) headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
-    const response = await fetch(input, { ...init, headers });
-    for (const cookie of parseSetCookie(response.headers.getSetCookie())) {
-      const expired = (cookie.expires && cookie.expires.getTime() <= Date.now()) || cookie.maxAge === 0;
-      if (!cookie.value || expired) jar.delete(cookie.name);
-      else jar.set(cookie.name, cookie.value);
-    }
-    return response;
-  };
-  return { fetch: jarFetch, jar };
-}
-
 let kit: MailKit;
-let server: Server;
-let baseURL: string;
+const server = betterAuthServer(async () => {
+  kit = await mailKit();
+  return kit;
+});
 const authenticator = new SoftwareAuthenticator("ES256", ORIGIN);
 let uninstall: () => void = () => undefined;
-
-beforeAll(async () => {
-  kit = await mailKit();
-  server = createServer(kit.app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+beforeAll(() => {
   uninstall = installBrowserWebAuthn(authenticator);
 });
-afterAll(async () => {
-  uninstall();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-  await kit?.close();
-});
+afterAll(() => uninstall());
 
 /** A better-auth client with the passkey plugin and its own cookie jar (one simulated browser). */
-function browser() {
-  const { fetch: customFetchImpl, jar } = cookieJarFetch();
-  const client = createAuthClient({ baseURL, plugins: [passkeyClient()], fetchOptions: { customFetchImpl } });
-  return { client, jar };
-}
+const browser = () => server.browser([passkeyClient()]);
 
 describe("better-auth's passkey client against identity", () => {
   it("adds a passkey, signs out, signs in with it, and lists, renames and deletes it", async () => {

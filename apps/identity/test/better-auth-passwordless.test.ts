@@ -1,53 +1,23 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createAuthClient } from "better-auth/client";
 import { emailOTPClient, jwtClient, magicLinkClient } from "better-auth/client/plugins";
 import { createLocalJWKSet, jwtVerify } from "jose";
-import { parseSetCookie } from "set-cookie-parser";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { betterAuthServer } from "./better-auth-kit.js";
 import { linkOf, type MailKit, mailKit } from "./mail-kit.js";
+import { MAIL_LIMITS } from "./mailbox-proof-kit.js";
 
 // better-auth's official client with its magicLink and emailOTP plugins, unchanged, against a
 // real identity listening on a free port, with mail over real SMTP to a catcher. It runs in Node,
 // so a cookie jar stands in for the browser.
-const LIMITS = { RATE_LIMIT_MAIL_IP_MAX: "100000", RATE_LIMIT_MAIL_ADDRESS_MAX: "100000", MAIL_BUDGET_PER_HOUR: "100000" };
-
-/** A fetch that keeps cookies like one browser (set-cookie-parser reads Set-Cookie). */
-function cookieJarFetch() {
-  const jar = new Map<string, string>();
-  const jarFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const headers = new Headers(init.headers);
-    if (jar.size) headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
-    const response = await fetch(input, { ...init, headers });
-    for (const cookie of parseSetCookie(response.headers.getSetCookie())) {
-      const expired = (cookie.expires && cookie.expires.getTime() <= Date.now()) || cookie.maxAge === 0;
-      if (!cookie.value || expired) jar.delete(cookie.name);
-      else jar.set(cookie.name, cookie.value);
-    }
-    return response;
-  };
-  return { fetch: jarFetch, jar };
-}
 
 let kit: MailKit;
-let server: Server;
-let baseURL: string;
-
-beforeAll(async () => {
-  kit = await mailKit({ env: LIMITS });
-  server = createServer(kit.app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-  await kit?.close();
+const server = betterAuthServer(async () => {
+  kit = await mailKit({ env: MAIL_LIMITS });
+  return kit;
 });
 
 /** A better-auth client with its own cookie jar (one simulated browser). */
 function browser() {
-  const { fetch: customFetchImpl } = cookieJarFetch();
-  return createAuthClient({ baseURL, plugins: [jwtClient(), magicLinkClient(), emailOTPClient()], fetchOptions: { customFetchImpl } });
+  return server.browser([jwtClient(), magicLinkClient(), emailOTPClient()]).client;
 }
 type Client = ReturnType<typeof browser>;
 
@@ -62,7 +32,11 @@ const codeOf = (text: string) => /^\d{6}$/m.exec(text)?.[0] ?? "";
 async function sessionWithJwt(client: Client) {
   let jwt = "";
   const session = await client.getSession({
-    fetchOptions: { onSuccess: (ctx) => void (jwt = ctx.response.headers.get("set-auth-jwt") ?? "") },
+    fetchOptions: {
+      onSuccess: (ctx) => {
+        jwt = ctx.response.headers.get("set-auth-jwt") ?? "";
+      },
+    },
   });
   const jwks = await client.jwks();
   const { payload } = await jwtVerify(jwt, createLocalJWKSet(jwks.data as never), { issuer: kit.config.issuer });

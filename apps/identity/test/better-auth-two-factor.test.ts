@@ -1,11 +1,8 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createAuthClient } from "better-auth/client";
 import { jwtClient, twoFactorClient } from "better-auth/client/plugins";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { generate } from "otplib";
-import { parseSetCookie } from "set-cookie-parser";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { betterAuthServer, sessionWithJwt } from "./better-auth-kit.js";
 import { type MailKit, mailKit } from "./mail-kit.js";
 
 // better-auth's official client with its `twoFactorClient`, unchanged, against a real identity
@@ -14,41 +11,16 @@ import { type MailKit, mailKit } from "./mail-kit.js";
 let offset = 0;
 const now = () => Date.now() + offset;
 let kit: MailKit;
-let server: Server;
-let baseURL: string;
-
-beforeAll(async () => {
+const server = betterAuthServer(async () => {
   kit = await mailKit({ now });
-  server = createServer(kit.app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-  await kit?.close();
+  return kit;
 });
 
 /** A better-auth client with its own cookie jar (one simulated browser); `redirects` records onTwoFactorRedirect. */
 function browser() {
-  const jar = new Map<string, string>();
-  const customFetchImpl = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const headers = new Headers(init.headers);
-    if (jar.size) headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
-    const response = await fetch(input, { ...init, headers });
-    for (const cookie of parseSetCookie(response.headers.getSetCookie())) {
-      const expired = (cookie.expires && cookie.expires.getTime() <= Date.now()) || cookie.maxAge === 0;
-      if (!cookie.value || expired) jar.delete(cookie.name);
-      else jar.set(cookie.name, cookie.value);
-    }
-    return response;
-  };
   const redirects: Array<string[] | undefined> = [];
-  const client = createAuthClient({
-    baseURL,
-    plugins: [jwtClient(), twoFactorClient({ onTwoFactorRedirect: ({ twoFactorMethods }) => void redirects.push(twoFactorMethods) })],
-    fetchOptions: { customFetchImpl },
-  });
-  return { client, jar, redirects };
+  const twoFactor = twoFactorClient({ onTwoFactorRedirect: ({ twoFactorMethods }) => void redirects.push(twoFactorMethods) });
+  return { ...server.browser([jwtClient(), twoFactor]), redirects };
 }
 
 const PASSWORD = "correct horse battery";
@@ -56,19 +28,6 @@ const totp = (secret: string) => generate({ secret, epoch: Math.floor(now() / 10
 const nextStep = () => {
   offset += 30_000;
 };
-
-/** get-session through the client, with the JWT of its `set-auth-jwt` header. */
-async function sessionWithJwt(b: ReturnType<typeof browser>) {
-  let jwt: string | null = null;
-  const session = await b.client.getSession({
-    fetchOptions: {
-      onSuccess: (ctx) => {
-        jwt = ctx.response.headers.get("set-auth-jwt");
-      },
-    },
-  });
-  return { session, jwt: jwt as string | null };
-}
 
 describe("better-auth's twoFactorClient against identity", () => {
   it("enables TOTP, signs in through twoFactorRedirect and verifyTotp to a JWT, trusts the device, and turns it off", async () => {

@@ -1,43 +1,18 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { identityKit, sessionCookie, signUp } from "./kit.js";
-import { type MailKit, mailKit } from "./mail-kit.js";
+import { type CodeType, fresh, MAIL_LIMITS, mailboxProof, mailKitPerFile } from "./mailbox-proof-kit.js";
 
 // Emailed codes (better-auth's emailOTP wire), through real PostgreSQL and real SMTP to a catcher:
 // six digits, five minutes, three tries, one answer for every address; sign-in, verification and
 // password reset with a code.
-const LIMITS = { RATE_LIMIT_MAIL_IP_MAX: "100000", RATE_LIMIT_MAIL_ADDRESS_MAX: "100000", MAIL_BUDGET_PER_HOUR: "100000" };
 const MINUTE = 60 * 1000;
-const SUBJECTS = {
-  "sign-in": "Your sign-in code",
-  "email-verification": "Your email verification code",
-  "forget-password": "Your password reset code",
-};
-type CodeType = keyof typeof SUBJECTS;
 
-let kit: MailKit;
 /** Moves the app's clock (expiry checks); 0 is real time. */
 let offset = 0;
-beforeAll(async () => {
-  kit = await mailKit({ now: () => Date.now() + offset, env: LIMITS });
-});
-afterAll(async () => {
-  await kit?.close();
-});
-
-let n = 0;
-const fresh = (label: string) => `${label}-${++n}-${Date.now()}@example.com`;
-const lastId = () => kit.catcher.messages().at(-1)?.id ?? 0;
-const post = (path: string, body: object, cookie = "") => request(kit.app).post(`/api/auth${path}`).set("cookie", cookie).send(body);
-
-/** Asks for a code of `type` for `email` and returns the mailed code. */
-async function codeFor(email: string, type: CodeType): Promise<string> {
-  const after = lastId();
-  await post("/email-otp/send-verification-otp", { email, type }).expect(200, { success: true });
-  const mail = await kit.catcher.waitFor((m) => m.id > after && m.to.includes(email) && m.subject === SUBJECTS[type]);
-  return /^\d+$/m.exec(mail.text)?.[0] ?? "";
-}
+const kit = mailKitPerFile({ now: () => Date.now() + offset });
+const { post, codeFor } = mailboxProof(kit);
 
 const user = (email: string, emailVerified: boolean) =>
   kit.db.prisma.user.create({ data: { id: randomUUID(), email, name: "Known", emailVerified } });
@@ -45,7 +20,7 @@ const errorOf = (res: request.Response) => [res.status, res.body.code];
 
 describe("asking for a code", () => {
   it("answers {success: true} for every type and address with the same statements; only the right addresses get mail", async () => {
-    const quiet = await identityKit({ database: kit.database, mailer: kit.mailer, env: LIMITS });
+    const quiet = await identityKit({ database: kit.database, mailer: kit.mailer, env: MAIL_LIMITS });
     try {
       const statements = async (email: string, type: CodeType) => {
         const before = quiet.db.queryCount();
@@ -96,7 +71,7 @@ describe("asking for a code", () => {
       400,
       "validation_failed",
     ]);
-    const noMail = await identityKit({ database: kit.database, env: LIMITS });
+    const noMail = await identityKit({ database: kit.database, env: MAIL_LIMITS });
     try {
       const res = await request(noMail.app)
         .post("/api/auth/email-otp/send-verification-otp")

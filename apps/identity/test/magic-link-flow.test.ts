@@ -1,39 +1,20 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { identityKit, ORIGIN, sessionCookie } from "./kit.js";
-import { linkOf, type MailKit, mailKit, pathOf } from "./mail-kit.js";
+import { pathOf } from "./mail-kit.js";
+import { fresh, MAIL_LIMITS, mailboxProof, mailKitPerFile } from "./mailbox-proof-kit.js";
 
 // Sign-in by magic link (better-auth's magicLink wire), through real PostgreSQL and real SMTP to a
 // catcher: every address gets a link, a link works once for 5 minutes, a scanner's GET spends
 // nothing, a new address gets its account, callbacks stay on trusted origins.
 const PAGE = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
-const LIMITS = { RATE_LIMIT_MAIL_IP_MAX: "100000", RATE_LIMIT_MAIL_ADDRESS_MAX: "100000", MAIL_BUDGET_PER_HOUR: "100000" };
 const MINUTE = 60 * 1000;
 
-let kit: MailKit;
 /** Moves the app's clock (expiry checks); 0 is real time. */
 let offset = 0;
-beforeAll(async () => {
-  kit = await mailKit({ now: () => Date.now() + offset, env: LIMITS });
-});
-afterAll(async () => {
-  await kit?.close();
-});
-
-let n = 0;
-const fresh = (label: string) => `${label}-${++n}-${Date.now()}@example.com`;
-const lastId = () => kit.catcher.messages().at(-1)?.id ?? 0;
-
-/** Asks for a link for `email` and returns the mailed link. */
-async function linkFor(email: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const after = lastId();
-  await request(kit.app)
-    .post("/api/auth/sign-in/magic-link")
-    .send({ email, ...extra })
-    .expect(200, { status: true });
-  return linkOf(await kit.catcher.waitFor((m) => m.id > after && m.to.includes(email) && m.subject === "Your sign-in link"));
-}
+const kit = mailKitPerFile({ now: () => Date.now() + offset });
+const { linkFor } = mailboxProof(kit);
 
 /** Opens the link as an API client (better-auth's magicLink.verify asks for JSON). */
 const useAsClient = (link: string) => request(kit.app).get(pathOf(link)).set("accept", "application/json");
@@ -45,7 +26,7 @@ async function verifiedUser(label: string) {
 describe("asking for a magic link", () => {
   it("answers 200 {status: true} for an unknown, an unverified and a verified address, with the same statements", async () => {
     // No worker here: only the requests' own statements are counted.
-    const quiet = await identityKit({ database: kit.database, mailer: kit.mailer, env: LIMITS });
+    const quiet = await identityKit({ database: kit.database, mailer: kit.mailer, env: MAIL_LIMITS });
     try {
       const statements = async (email: string) => {
         const before = quiet.db.queryCount();
@@ -97,7 +78,7 @@ describe("asking for a magic link", () => {
   });
 
   it("answers 503 mail_unavailable for every address without SMTP_URL", async () => {
-    const noMail = await identityKit({ database: kit.database, env: LIMITS });
+    const noMail = await identityKit({ database: kit.database, env: MAIL_LIMITS });
     try {
       for (const email of [fresh("nomail"), (await verifiedUser("nomail-known")).email]) {
         const res = await request(noMail.app).post("/api/auth/sign-in/magic-link").send({ email });

@@ -1,86 +1,18 @@
-import { randomBytes, randomUUID } from "node:crypto";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ORIGIN, sessionCookie } from "./kit.js";
-import { linkOf, type MailKit, mailKit, pathOf } from "./mail-kit.js";
+import { pathOf } from "./mail-kit.js";
+import { fresh, mailboxProof, mailKitPerFile, NOTHING_LEFT, SQUATTER_PASSWORD } from "./mailbox-proof-kit.js";
 
 // Pre-account takeover (docs/accounts.md "When the mailbox owner proves the address"): whoever
 // registered an address first keeps nothing once its owner proves the mailbox with a magic
 // link, as with the verification link opened without a session: the squatter's password,
 // sessions, provider links, passkeys, second factor and pending links end, then the address is
 // verified. Real PostgreSQL, real SMTP to a catcher.
-const LIMITS = { RATE_LIMIT_MAIL_IP_MAX: "100000", RATE_LIMIT_MAIL_ADDRESS_MAX: "100000", MAIL_BUDGET_PER_HOUR: "100000" };
-const SQUATTER_PASSWORD = "squatter password 1";
 const PAGE = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 
-let kit: MailKit;
-beforeAll(async () => {
-  kit = await mailKit({ env: LIMITS });
-});
-afterAll(async () => {
-  await kit?.close();
-});
-
-let n = 0;
-const fresh = (label: string) => `${label}-${++n}-${Date.now()}@example.com`;
-const post = (path: string, body: object, cookie = "") => request(kit.app).post(`/api/auth${path}`).set("cookie", cookie).send(body);
-const signedIn = async (cookie: string) => (await request(kit.app).post("/api/auth/get-session").set("cookie", cookie)).status === 200;
-
-async function linkFor(email: string, extra: object = {}): Promise<string> {
-  const after = kit.catcher.messages().at(-1)?.id ?? 0;
-  await post("/sign-in/magic-link", { email, ...extra }).expect(200);
-  return linkOf(await kit.catcher.waitFor((m) => m.id > after && m.to.includes(email) && m.subject === "Your sign-in link"));
-}
-
-/**
- * The squatter signs up first with someone else's address and holds a session, the password, a
- * provider link, a passkey, a second factor with a trusted device, a pending challenge and the
- * sign-up's pending verification link.
- */
-async function squat(email: string) {
-  const res = await post("/sign-up/email", { email, password: SQUATTER_PASSWORD, name: "Squatter" }).expect(200);
-  const { id: userId } = res.body.user as { id: string };
-  const { prisma } = kit.db;
-  await prisma.account.create({ data: { id: randomUUID(), userId, providerId: "local", accountId: `squatter-${userId}` } });
-  await prisma.passkey.create({
-    data: { id: randomUUID(), userId, credentialId: randomUUID(), publicKey: new Uint8Array(randomBytes(32)), deviceType: "singleDevice" },
-  });
-  await prisma.twoFactor.create({ data: { userId, secret: "sealed-elsewhere", backupCodes: [] } });
-  await prisma.user.update({ where: { id: userId }, data: { twoFactorEnabled: true } });
-  await prisma.trustedDevice.create({
-    data: { id: randomUUID(), userId, secretHash: new Uint8Array(randomBytes(32)), expiresAt: new Date(Date.now() + 86_400_000) },
-  });
-  await prisma.authChallenge.create({
-    data: {
-      id: randomUUID(),
-      userId,
-      purpose: "two-factor",
-      subject: userId,
-      secretHash: new Uint8Array(randomBytes(32)),
-      expiresAt: new Date(Date.now() + 600_000),
-    },
-  });
-  expect(await prisma.verification.count({ where: { userId } })).toBeGreaterThan(0);
-  return { userId, cookie: sessionCookie(res) ?? "" };
-}
-
-/** What still opens the account. */
-async function holdings(userId: string) {
-  const { prisma } = kit.db;
-  const where = { userId };
-  return {
-    user: await prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { emailVerified: true, twoFactorEnabled: true } }),
-    providers: (await prisma.account.findMany({ where })).map((a) => a.providerId).sort(),
-    sessions: await prisma.session.count({ where }),
-    passkeys: await prisma.passkey.count({ where }),
-    twoFactor: await prisma.twoFactor.count({ where }),
-    trustedDevices: await prisma.trustedDevice.count({ where }),
-    challenges: await prisma.authChallenge.count({ where }),
-    links: await prisma.verification.count({ where: { userId, NOT: { purpose: { startsWith: "spent:" } } } }),
-  };
-}
-
-const NOTHING_LEFT = { passkeys: 0, twoFactor: 0, trustedDevices: 0, challenges: 0, links: 0 };
+const kit = mailKitPerFile();
+const { post, linkFor, signedIn, squat, holdings } = mailboxProof(kit);
 
 describe("a magic link to an account whose address nobody proved", () => {
   it("used by better-auth's client: the squatter keeps nothing; the owner gets in with the one session", async () => {

@@ -1,43 +1,24 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createAuthClient } from "better-auth/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { identityKit, type Kit, ORIGIN, signUp } from "./kit.js";
-import { Browser, startProvider, type TestProvider } from "./oidc-kit.js";
+import { Browser, CLIENT, providerStack, type TestProvider } from "./oidc-kit.js";
 
-const CLIENT = { clientId: "identity-test", clientSecret: "identity-test-secret-0123456789" };
-let server: Server;
 let baseUrl: string;
 let provider: TestProvider;
 let kit: Kit;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  provider = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/local` });
-  kit = await identityKit({
-    env: {
-      BASE_URL: baseUrl,
-      OIDC_PROVIDERS: "local,gone",
-      // Nothing listens on port 1: discovery fails.
-      OIDC_GONE_ISSUER: "http://127.0.0.1:1",
-      OIDC_GONE_CLIENT_ID: CLIENT.clientId,
-      OIDC_GONE_CLIENT_SECRET: CLIENT.clientSecret,
-      OIDC_LOCAL_ISSUER: provider.issuer,
-      OIDC_LOCAL_CLIENT_ID: CLIENT.clientId,
-      OIDC_LOCAL_CLIENT_SECRET: CLIENT.clientSecret,
-    },
-  });
-  server.on("request", kit.app);
+  const gone = {
+    OIDC_PROVIDERS: "local,gone",
+    // Nothing listens on port 1: discovery fails.
+    OIDC_GONE_ISSUER: "http://127.0.0.1:1",
+    OIDC_GONE_CLIENT_ID: CLIENT.clientId,
+    OIDC_GONE_CLIENT_SECRET: CLIENT.clientSecret,
+  };
+  ({ baseUrl, provider, kit, close: stop } = await providerStack((env) => identityKit({ env: { ...env, ...gone } })));
 });
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await provider.close();
-  await kit.close();
-});
+afterAll(() => stop?.());
 
 async function post(browser: Browser, path: string, body: unknown) {
   const res = await browser.request(`${baseUrl}/api/auth${path}`, {

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
 import { parseSetCookie } from "set-cookie-parser";
@@ -19,9 +19,25 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
-async function listen(server: Server): Promise<number> {
+/** An HTTP server listening on a free loopback port. */
+export interface Served {
+  server: Server;
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+/** Serves `app`, or nothing until a handler is added with `server.on("request", …)`, on a free loopback port. */
+export async function serve(app?: RequestListener): Promise<Served> {
+  const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return (server.address() as AddressInfo).port;
+  return {
+    server,
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 /**
@@ -34,9 +50,7 @@ export async function startProvider(
   /** Another client registered with the same redirect URI (a token issued to it is not identity's). */
   alsoClientId?: string,
 ): Promise<TestProvider> {
-  const server = createServer();
-  const port = await listen(server);
-  const issuer = `http://127.0.0.1:${port}`;
+  const { server, baseUrl: issuer, close } = await serve();
   let current: TestAccount | undefined;
   const accounts = new Map<string, TestAccount>();
   const provider = new Provider(issuer, {
@@ -84,9 +98,56 @@ export async function startProvider(
     loginAs(account) {
       current = account;
     },
+    close,
+  };
+}
+
+/** identity's registration at the test provider. */
+export const CLIENT = { clientId: "identity-test", clientSecret: "identity-test-secret-0123456789" };
+
+/** An identity app served on a free loopback port, with a real OpenID Provider configured as "local". */
+export interface ProviderStack<K> {
+  baseUrl: string;
+  provider: TestProvider;
+  kit: K;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the server first (its URL is identity's BASE_URL and the provider's redirect URI), then the
+ * provider, then the app `start` builds with the provider's settings in `env`.
+ */
+export async function providerStack<K extends { app: RequestListener; close(): Promise<void> }>(
+  start: (env: Record<string, string>) => Promise<K>,
+): Promise<ProviderStack<K>> {
+  const served = await serve();
+  const { baseUrl } = served;
+  // A failed start stops what did start, so no server holds the test process open.
+  const provider = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/local` }).catch(async (error) => {
+    await served.close();
+    throw error;
+  });
+  const env = {
+    BASE_URL: baseUrl,
+    OIDC_PROVIDERS: "local",
+    OIDC_LOCAL_ISSUER: provider.issuer,
+    OIDC_LOCAL_CLIENT_ID: CLIENT.clientId,
+    OIDC_LOCAL_CLIENT_SECRET: CLIENT.clientSecret,
+  };
+  const kit = await start(env).catch(async (error) => {
+    await served.close();
+    await provider.close();
+    throw error;
+  });
+  served.server.on("request", kit.app);
+  return {
+    baseUrl,
+    provider,
+    kit,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await served.close();
+      await provider.close();
+      await kit.close();
     },
   };
 }

@@ -1,43 +1,21 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createAuthClient } from "better-auth/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { identityKit, type Kit, ORIGIN } from "./kit.js";
-import { Browser, startProvider, type TestProvider } from "./oidc-kit.js";
+import { Browser, providerStack, type TestProvider } from "./oidc-kit.js";
 
 // POST /api/auth/link-social with better-auth's own client (`linkSocial`): a signed-in user whose
 // address is verified adds a provider identity (the way forward after account_not_linked).
-const CLIENT = { clientId: "identity-test", clientSecret: "identity-test-secret-0123456789" };
 const PASSWORD = "correct horse battery";
-let server: Server;
 let baseUrl: string;
 let provider: TestProvider;
 let kit: Kit;
+let stop: (() => Promise<void>) | undefined;
 let n = 0;
 
 beforeAll(async () => {
-  server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  provider = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/local` });
-  kit = await identityKit({
-    env: {
-      BASE_URL: baseUrl,
-      OIDC_PROVIDERS: "local",
-      OIDC_LOCAL_ISSUER: provider.issuer,
-      OIDC_LOCAL_CLIENT_ID: CLIENT.clientId,
-      OIDC_LOCAL_CLIENT_SECRET: CLIENT.clientSecret,
-    },
-  });
-  server.on("request", kit.app);
+  ({ baseUrl, provider, kit, close: stop } = await providerStack((env) => identityKit({ env })));
 });
-
-afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-  await provider?.close();
-  await kit?.close();
-});
+afterAll(() => stop?.());
 
 /** better-auth's client in one cookie-keeping browser. */
 function clientIn(browser: Browser) {

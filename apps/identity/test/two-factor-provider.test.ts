@@ -1,47 +1,25 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { generate } from "otplib";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TWO_FACTOR_PAGE } from "../src/sign-in/finish.js";
 import { identityKit, type Kit, ORIGIN, signUp } from "./kit.js";
-import { Browser, startProvider, type TestProvider } from "./oidc-kit.js";
+import { Browser, providerStack, type TestProvider } from "./oidc-kit.js";
 
 // A provider sign-in of a user with two-factor on, through a real OpenID Provider: the callback
 // opens no session; it sends the browser to the web app's second-factor page with the pending
 // cookie, and a second factor finishes the sign-in.
-const CLIENT = { clientId: "identity-test", clientSecret: "identity-test-secret-0123456789" };
 const CALLBACK = `${ORIGIN}/dashboard?tab=recent`;
 const PASSWORD = "correct horse battery";
 
-let server: Server;
 let baseUrl: string;
 let provider: TestProvider;
 let kit: Kit;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  provider = await startProvider({ ...CLIENT, redirectUri: `${baseUrl}/api/auth/callback/local` });
-  kit = await identityKit({
-    env: {
-      BASE_URL: baseUrl,
-      OIDC_PROVIDERS: "local",
-      OIDC_LOCAL_ISSUER: provider.issuer,
-      OIDC_LOCAL_CLIENT_ID: CLIENT.clientId,
-      OIDC_LOCAL_CLIENT_SECRET: CLIENT.clientSecret,
-    },
-  });
-  server.on("request", kit.app);
+  ({ baseUrl, provider, kit, close: stop } = await providerStack((env) => identityKit({ env })));
 });
-
-afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-  await provider?.close();
-  await kit?.close();
-});
+afterAll(() => stop?.());
 
 const post = (browser: Browser, path: string, body: unknown = {}) =>
   browser.request(`${baseUrl}${path}`, {
