@@ -11,6 +11,7 @@ import { type AccountApi, accountApi } from "./account.js";
 import { ApiError, errorFromResponse } from "./errors.js";
 import { type Http, readJson } from "./http.js";
 import { type UserAdminApi, userAdminApi } from "./identity-admin.js";
+import { type OAuth2Api, oauth2Api } from "./oauth2.js";
 import { type OrganizationApi, organizationApi } from "./organizations.js";
 import { type PasskeyApi, passkeyApi } from "./passkeys.js";
 import { type PasswordlessApi, passwordlessApi } from "./passwordless.js";
@@ -73,6 +74,8 @@ export interface AuthApi extends AccountApi, PasswordlessApi {
   readonly organization: OrganizationApi;
   /** Operators' user management (admins only): search, bans, sessions, impersonation. */
   readonly admin: UserAdminApi;
+  /** The service as an OAuth 2.1 / OpenID provider: the consent page's calls and the user's authorized applications. */
+  readonly oauth2: OAuth2Api;
   /** The sign-in providers the service offers (`GET /api/auth/providers`), for "Continue with …" buttons. */
   providers(): Promise<SocialProviderInfo[]>;
   /**
@@ -128,6 +131,7 @@ export function authApi(http: Http): AuthApi {
     passkey: passkeyApi(http),
     organization: organizationApi(http),
     admin: userAdminApi(http),
+    oauth2: oauth2Api(http),
     async signUp(body) {
       const answer = await readJson(await post("/sign-up/email", body), signUpResponse);
       // better-auth's "verification required" answer: no session, no cookie, so no step 2.

@@ -5,6 +5,13 @@ export { type AppClient, type ClientOptions, createClient } from "./client.js";
 export { ApiError, type ClientErrorCode, type ClientOnlyCode, isUnauthorized } from "./errors.js";
 export type { FetchLike } from "./http.js";
 export type { ListUsersQuery, UserAdminApi } from "./identity-admin.js";
+export {
+  type AuthorizedApp,
+  type ConsentDecision,
+  type OAuth2Api,
+  type PublicClient,
+  signedConsentQuery,
+} from "./oauth2.js";
 export type { FullOrganization, InOrganization, InvitationDetails, OrganizationApi, UserInvitation } from "./organizations.js";
 export type { PasskeyApi, RegistrationOptionsQuery, WebAuthnResponseJSON } from "./passkeys.js";
 export type { MagicLinkOptions, PasswordlessApi } from "./passwordless.js";
