@@ -11,6 +11,7 @@ import { identityGuards } from "./middleware/guards.js";
 import type { RateLimitRedis } from "./middleware/rate-limit-stores.js";
 import { createRateLimits, markPasswordRejections, type RateLimits } from "./middleware/rate-limits.js";
 import { oauthProviderRoutes } from "./oauth-provider/routes.js";
+import { OAuthStore } from "./oauth-provider/store.js";
 import { OrganizationHousekeeping } from "./organizations/deletion.js";
 import { organizationRoutes } from "./organizations/routes.js";
 import { passkeyRoutes } from "./passkeys/routes.js";
@@ -50,6 +51,8 @@ export interface IdentityApp {
   rateLimits: RateLimits;
   /** The organizations' share of the housekeeping rounds (server.ts hands it to startHousekeeping). */
   organizations: OrganizationHousekeeping;
+  /** The authorization server's state, whose expired rows the housekeeping rounds purge. */
+  oauth: Pick<OAuthStore, "purgeExpired">;
   /** Every route of the app, each with its guards in order (routes/*.ts); coverage() under tests. */
   routes: RouteTable;
   /** Releases what the app holds besides the database (the rate limit store). */
@@ -142,6 +145,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     cookie,
     signIns: new SignInFinisher({ sessions: service.sessions, cookie, secondFactor: twoFactor.step }),
   };
+  const oauthStore = new OAuthStore({ prisma: db.prisma, authSecret: config.authSecret });
   const routes = new RouteTable().add(
     ...healthRoutes(db),
     ...authRoutes(service, guards, cookie, features.signIns, verifiedSignUp),
@@ -153,7 +157,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     ...passwordlessRoutes(features),
     ...organizationRoutes(features),
     ...adminRoutes(features),
-    ...oauthProviderRoutes(features),
+    ...oauthProviderRoutes(features, oauthStore),
   );
   routes.add(openApiRoute(routes, { serverUrl: config.baseUrl, cookieName: config.cookieName }));
 
@@ -170,5 +174,5 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   app.use(markPasswordRejections);
   app.use(errorHandler({ logger, classify, topLevelFields: underAuthBase }));
   const organizations = new OrganizationHousekeeping({ prisma: db.prisma, now });
-  return { app, service, rateLimits, routes, organizations, close: () => rateLimits.close() };
+  return { app, service, rateLimits, routes, organizations, oauth: oauthStore, close: () => rateLimits.close() };
 }

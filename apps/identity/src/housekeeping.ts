@@ -1,10 +1,18 @@
 import type { Logger } from "pino";
 import type { OrganizationHousekeeping } from "./organizations/deletion.js";
+
+/** The authorization server's share of a round (oauth-provider/store.ts). */
+interface OAuthHousekeeping {
+  purgeExpired(): Promise<number>;
+}
+
 import type { IdentityService } from "./services/identity.js";
 
 /** What one housekeeping round did. */
 export interface HousekeepingResult {
   purgedSessions: number;
+  /** Expired rows of the authorization server (oauth-provider/store.ts). */
+  purgedOAuth: number;
   /** Expired challenges and trusted devices (services/sessions.ts). */
   purgedChallenges: number;
   retiredKeys: number;
@@ -35,7 +43,12 @@ type HousekeepingService = Pick<IdentityService, "sessions" | "keys"> &
  */
 export async function runHousekeeping(
   service: HousekeepingService,
-  options: { logger: Logger; keyRotationMs: number; organizations?: OrganizationHousekeeping | undefined },
+  options: {
+    logger: Logger;
+    keyRotationMs: number;
+    organizations?: OrganizationHousekeeping | undefined;
+    oauth?: OAuthHousekeeping | undefined;
+  },
 ): Promise<HousekeepingResult> {
   const { logger } = options;
   const attempt = async <T>(what: string, run: () => Promise<T>, fallback: T): Promise<T> => {
@@ -49,6 +62,8 @@ export async function runHousekeeping(
   const purgedSessions = await attempt("session purge", () => service.sessions.purgeExpired(), 0);
   if (purgedSessions) logger.info({ purged: purgedSessions }, "expired sessions purged");
   const purgedChallenges = await attempt("challenge purge", () => service.sessions.purgeExpiredChallenges(), 0);
+  const { oauth } = options;
+  const purgedOAuth = oauth ? await attempt("oauth purge", () => oauth.purgeExpired(), 0) : 0;
   const { mailTokens, settings, mailOutbox } = service;
   const purgedTokens = mailTokens ? await attempt("mailed token purge", () => mailTokens.purgeExpired(), 0) : 0;
   const purgedMails = mailOutbox ? await attempt("mail outbox purge", () => mailOutbox.purgeFinished(), 0) : 0;
@@ -66,6 +81,7 @@ export async function runHousekeeping(
   if (retiredKeys) logger.info({ retired: retiredKeys }, "superseded signing keys retired");
   return {
     purgedSessions,
+    purgedOAuth,
     purgedChallenges,
     retiredKeys,
     rotatedKid: rotated?.kid,
@@ -84,7 +100,13 @@ export async function runHousekeeping(
  */
 export function startHousekeeping(
   service: HousekeepingService,
-  options: { logger: Logger; keyRotationMs: number; intervalMs: number; organizations?: OrganizationHousekeeping | undefined },
+  options: {
+    logger: Logger;
+    keyRotationMs: number;
+    intervalMs: number;
+    organizations?: OrganizationHousekeeping | undefined;
+    oauth?: OAuthHousekeeping | undefined;
+  },
 ): () => void {
   let running = false;
   const round = () => {

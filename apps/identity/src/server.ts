@@ -11,7 +11,7 @@ const logger = createLogger({ name: "identity", level: config.logLevel, format: 
 const db = createDb(config.databaseUrl, { onPoolError: (err) => logger.warn({ err: err.message }, "database connection lost") });
 const mailer = config.smtpUrl ? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : undefined;
 if (!mailer) logger.warn("SMTP_URL is not set: password reset, verification and email change answer 503 mail_unavailable");
-const { app, service, rateLimits, organizations, close } = createApp({ config, db, logger, ...(mailer ? { mailer } : {}) });
+const { app, service, rateLimits, organizations, oauth, close } = createApp({ config, db, logger, ...(mailer ? { mailer } : {}) });
 logger.info({ store: rateLimits.store }, "rate limits of sign-in and sign-up ready");
 
 // Make sure a key set exists before the first get-session (and repair it if AUTH_SECRET changed).
@@ -24,6 +24,7 @@ const stopHousekeeping = startHousekeeping(service, {
   keyRotationMs: config.keyRotationMs,
   intervalMs: config.housekeepingIntervalMs,
   organizations,
+  oauth,
 });
 
 // Account mails wait in the outbox (PostgreSQL) until this worker sends them; every instance runs

@@ -53,6 +53,7 @@ describe("expired sessions are purged", () => {
     clock.advance(DAY);
     expect(await runHousekeeping(k.service, { logger: silent, keyRotationMs: 0 })).toEqual({
       purgedSessions: 1,
+      purgedOAuth: 0,
       purgedChallenges: 1,
       retiredKeys: 0,
       rotatedKid: undefined,
@@ -68,6 +69,7 @@ describe("expired sessions are purged", () => {
     } as unknown as Parameters<typeof runHousekeeping>[0];
     await expect(runHousekeeping(failing, { logger: silent, keyRotationMs: DAY })).resolves.toEqual({
       purgedSessions: 0,
+      purgedOAuth: 0,
       purgedChallenges: 0,
       retiredKeys: 0,
       rotatedKid: undefined,

@@ -32,6 +32,7 @@ export interface Kit {
   config: IdentityConfig;
   rateLimits: RateLimits;
   organizations: IdentityApp["organizations"];
+  oauth: IdentityApp["oauth"];
   logs: string[];
   close(): Promise<void>;
 }
@@ -84,6 +85,7 @@ export async function identityKit(
     config,
     rateLimits: built.rateLimits,
     organizations: built.organizations,
+    oauth: built.oauth,
     logs,
     database,
     async close() {

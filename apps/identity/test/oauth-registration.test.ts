@@ -1,6 +1,7 @@
+import { createLogger } from "@app/http-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runHousekeeping } from "../src/housekeeping.js";
 import { OAUTH_REGISTRATION_LIMIT } from "../src/middleware/rate-limits.js";
-import { oauthHousekeepingOf } from "../src/oauth-provider/routes.js";
 import { DEFAULT_CLIENT_LIMITS } from "../src/oauth-provider/store.js";
 import {
   authorizationUrl,
@@ -15,6 +16,9 @@ import {
   startIdentity,
   token,
 } from "./oauth-kit.js";
+
+/** Housekeeping's logger in this file: quiet. */
+const silent = createLogger({ name: "oauth-test", level: "silent" });
 
 // Dynamic client registration (RFC 7591, open) and what the authorization server stores: clients
 // within their caps (per registrant and overall, under concurrency), the per-IP limit, tokens
@@ -140,8 +144,9 @@ WHERE "kind" = 'Client' AND "id" = ${first.client_id}`;
 
     // A day on, the fillers (no grant) are purged; a client someone authorized stays.
     await prisma.$executeRaw`UPDATE "oauth_payload" SET "created_at" = now() - interval '2 days' WHERE "kind" = 'Client'`;
-    const purge = oauthHousekeepingOf(ctx.kit.service);
-    expect(await purge?.purgeExpired()).toBeGreaterThanOrEqual(fill);
+    // Through the server's housekeeping round, as server.ts runs it with IdentityApp.oauth.
+    const round = await runHousekeeping(ctx.kit.service, { logger: silent, keyRotationMs: 0, oauth: ctx.kit.oauth });
+    expect(round.purgedOAuth).toBeGreaterThanOrEqual(fill);
     const kept = await prisma.oAuthPayload.count({ where: { kind: "Client" } });
     const granted = await prisma.oAuthPayload.count({ where: { kind: "Grant" } });
     expect(kept).toBeGreaterThan(0);
@@ -168,7 +173,7 @@ describe("housekeeping", () => {
     const before = await prisma.oAuthPayload.count({ where: { kind: { in: ["AccessToken", "RefreshToken", "AuthorizationCode"] } } });
     expect(before).toBeGreaterThan(0);
     await prisma.$executeRaw`UPDATE "oauth_payload" SET "expires_at" = now() - interval '1 minute' WHERE "expires_at" IS NOT NULL`;
-    expect(await oauthHousekeepingOf(ctx.kit.service)?.purgeExpired()).toBeGreaterThanOrEqual(before);
+    expect(await ctx.kit.oauth.purgeExpired()).toBeGreaterThanOrEqual(before);
     expect(await prisma.oAuthPayload.count({ where: { expiresAt: { not: null } } })).toBe(0);
   });
 });

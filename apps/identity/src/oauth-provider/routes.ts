@@ -26,22 +26,9 @@ import {
 } from "./schemas.js";
 import { mcpResource, OAUTH_PATHS, WELL_KNOWN } from "./settings.js";
 import { ConsentQuery } from "./signed-query.js";
-import { OAuthStore } from "./store.js";
+import type { OAuthStore } from "./store.js";
 
 const TAG = "oauth-provider";
-
-/** What the server's housekeeping calls for the authorization server (see {@link oauthHousekeepingOf}). */
-export interface OAuthHousekeeping {
-  /** Deletes expired tokens, codes, sessions, interactions and grants, and unused clients; returns how many rows. */
-  purgeExpired(): Promise<number>;
-}
-
-const registered = new WeakMap<object, OAuthHousekeeping>();
-
-/** The authorization server's housekeeping of the app built with `service`, if it has one. */
-export function oauthHousekeepingOf(service: object): OAuthHousekeeping | undefined {
-  return registered.get(service);
-}
 
 /**
  * The routes of the product as an OAuth 2.1 authorization server and OpenID provider (panva's
@@ -49,11 +36,11 @@ export function oauthHousekeepingOf(service: object): OAuthHousekeeping | undefi
  * where better-auth's oauth-provider plugin puts them (handed to oidc-provider's Koa app as they
  * arrive, bodies unread), and identity's own steps: the interaction step (sign-in and consent in
  * the web app), the consent decision, the user's authorized applications and the public facts of
- * a client. Every route starts with the origin check and no-store.
+ * a client. Every route starts with the origin check and no-store. `store` (store.ts) is the
+ * provider's state; app.ts builds it, and the server's housekeeping purges it.
  */
-export function oauthProviderRoutes(deps: FeatureDeps): AnyRoute[] {
+export function oauthProviderRoutes(deps: FeatureDeps, store: OAuthStore): AnyRoute[] {
   const { config, guards, service, prisma, logger, now, cookie } = deps;
-  const store = new OAuthStore({ prisma, authSecret: config.authSecret });
   const consents = new Consents(prisma);
   const cookieKey = Buffer.from(hkdfSync("sha256", config.authSecret, "token-auth-service", "oauth-provider-cookies", 32));
   const host = new ProviderHost(
@@ -76,7 +63,6 @@ export function oauthProviderRoutes(deps: FeatureDeps): AnyRoute[] {
         key,
       ),
   );
-  registered.set(service, { purgeExpired: () => store.purgeExpired() });
   const consentQuery = new ConsentQuery(config.authSecret);
   const webOrigin = new URL(homeOf(config.corsOrigins) ?? config.baseUrl).origin;
   const interactionSettings = { baseUrl: config.baseUrl, webOrigin, consentQuery, now };
