@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { ORIGIN } from "../kit.js";
 import type { ConformanceClient, ConformanceContext } from "./context.js";
 
 /**
@@ -39,7 +40,8 @@ export async function drive(ctx: ConformanceContext): Promise<void> {
     const invitation = await expectJson(
       await owner.client.post(org("invite-member"), { organizationId, email: guest.email, role: "member" }),
     );
-    const link = `${ctx.baseUrl}/accept-invitation/${invitation.id}`;
+    // The web app's accept page: the first trusted origin (route-conformance.test.ts sets ORIGIN).
+    const link = `${ORIGIN}/accept-invitation/${invitation.id}`;
     await ctx.catcher.waitFor((m) => m.to.includes(guest.email) && m.links.includes(link));
     return String(invitation.id);
   };
