@@ -15,6 +15,7 @@ export * from "./key-set-events.js";
 export * from "./mcp.js";
 export * from "./mcp-tools.js";
 export * from "./me.js";
+export * from "./oauth-provider.js";
 export * from "./organizations.js";
 export * from "./pagination.js";
 export * from "./passkeys.js";

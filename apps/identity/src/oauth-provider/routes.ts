@@ -1,5 +1,18 @@
 import { hkdfSync } from "node:crypto";
-import { SESSION_COOKIE_SUFFIX } from "@app/contracts";
+import {
+  oauthClientParams,
+  oauthConsentBody,
+  oauthConsentIdBody,
+  oauthConsentIdQuery,
+  oauthConsentResponse,
+  oauthConsentSchema,
+  oauthConsentsResponse,
+  oauthDeleteConsentResponse,
+  oauthInteractionParams,
+  oauthPublicClientQuery,
+  oauthPublicClientResponse,
+  SESSION_COOKIE_SUFFIX,
+} from "@app/contracts";
 import { type AnyRoute, AppError, defineRoute } from "@app/http-kit";
 import type { Request, Response } from "express";
 import type { FeatureDeps } from "../features.js";
@@ -11,19 +24,6 @@ import { Consents } from "./consents.js";
 import { identitySessionGuard } from "./identity-session.js";
 import { decideConsent, endStaleSession, forKoa, interactionStep } from "./interactions.js";
 import { type BuiltProvider, createProvider, ProviderHost } from "./provider.js";
-import {
-  clientParams,
-  consentBody,
-  consentIdBody,
-  consentIdQuery,
-  consentResponse,
-  consentSchema,
-  consentsResponse,
-  deleteConsentResponse,
-  interactionParams,
-  publicClientQuery,
-  publicClientResponse,
-} from "./schemas.js";
 import { mcpResource, OAUTH_PATHS, WELL_KNOWN } from "./settings.js";
 import { ConsentQuery } from "./signed-query.js";
 import type { OAuthStore } from "./store.js";
@@ -132,7 +132,7 @@ export function oauthProviderRoutes(deps: FeatureDeps, store: OAuthStore): AnyRo
       path: `${OAUTH_PATHS.authorize}/:uid`,
       tag: TAG,
       summary: "Resumes an authorization request after its sign-in or consent step",
-      params: interactionParams,
+      params: oauthInteractionParams,
       reply: { raw: "redirect" },
       guards: [...start, guards.cookies, session],
       handler: delegate(current, (_built, _req, res) => formPostPolicy(res)),
@@ -142,7 +142,7 @@ export function oauthProviderRoutes(deps: FeatureDeps, store: OAuthStore): AnyRo
       path: `${OAUTH_PATHS.interaction}/:uid`,
       tag: TAG,
       summary: "The sign-in or consent step: the web app's page for it, or straight on with the identity session",
-      params: interactionParams,
+      params: oauthInteractionParams,
       reply: { raw: "redirect" },
       guards: [...start, guards.cookies, session],
       handler: async ({ params, req, res }) => {
@@ -156,8 +156,8 @@ export function oauthProviderRoutes(deps: FeatureDeps, store: OAuthStore): AnyRo
       path: OAUTH_PATHS.consent,
       tag: TAG,
       summary: "The consent page's decision: where the browser goes next (the client's redirect URI, through the resume step)",
-      body: consentBody,
-      response: consentResponse,
+      body: oauthConsentBody,
+      response: oauthConsentResponse,
       reply: "json",
       guards: [...start, guards.body, guards.sessionCookies, guards.signedIn],
       handler: async ({ body, res }) => {
@@ -186,7 +186,7 @@ export function oauthProviderRoutes(deps: FeatureDeps, store: OAuthStore): AnyRo
       path: `${OAUTH_PATHS.register}/:clientId`,
       tag: TAG,
       summary: "A registered client's metadata, with its registration access token",
-      params: clientParams,
+      params: oauthClientParams,
       reply: { raw: "application/json" },
       guards: start,
       handler: delegate(current),
@@ -199,7 +199,7 @@ export function oauthProviderRoutes(deps: FeatureDeps, store: OAuthStore): AnyRo
       path: OAUTH_PATHS.getConsents,
       tag: TAG,
       summary: "The applications the user authorized",
-      response: consentsResponse,
+      response: oauthConsentsResponse,
       reply: "json",
       guards: [...start, guards.sessionCookies, guards.signedIn],
       handler: ({ res }) => consents.list(signedInUser(res).user.id),
@@ -209,8 +209,8 @@ export function oauthProviderRoutes(deps: FeatureDeps, store: OAuthStore): AnyRo
       path: OAUTH_PATHS.getConsent,
       tag: TAG,
       summary: "One application the user authorized",
-      query: consentIdQuery,
-      response: consentSchema,
+      query: oauthConsentIdQuery,
+      response: oauthConsentSchema,
       reply: "json",
       guards: [...start, guards.sessionCookies, guards.signedIn],
       handler: async ({ query, res }) => {
@@ -224,8 +224,8 @@ export function oauthProviderRoutes(deps: FeatureDeps, store: OAuthStore): AnyRo
       path: OAUTH_PATHS.deleteConsent,
       tag: TAG,
       summary: "Revokes an authorized application: its refresh tokens end at once, its access tokens at expiry",
-      body: consentIdBody,
-      response: deleteConsentResponse,
+      body: oauthConsentIdBody,
+      response: oauthDeleteConsentResponse,
       reply: "json",
       guards: [...start, guards.body, guards.sessionCookies, guards.signedIn],
       handler: async ({ body, res }) => {
@@ -238,8 +238,8 @@ export function oauthProviderRoutes(deps: FeatureDeps, store: OAuthStore): AnyRo
       path: OAUTH_PATHS.publicClient,
       tag: TAG,
       summary: "What the consent page shows of a client: its name, site, logo, policy and terms",
-      query: publicClientQuery,
-      response: publicClientResponse,
+      query: oauthPublicClientQuery,
+      response: oauthPublicClientResponse,
       reply: "json",
       guards: [...start, guards.sessionCookies, guards.signedIn],
       handler: async ({ query }) => {

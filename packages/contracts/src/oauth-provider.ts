@@ -1,30 +1,31 @@
 import { z } from "zod";
 
-// The wire of identity's own routes of the authorization server (routes.ts), as better-auth
-// 1.7's oauth-provider plugin shapes them; the protocol routes' wire is oidc-provider's.
+// The wire of identity's own routes of the authorization server
+// (apps/identity/src/oauth-provider/routes.ts), as better-auth 1.7's oauth-provider plugin shapes
+// them; the protocol routes' wire is oidc-provider's.
 
 /** An oidc-provider id in a path (an interaction's uid, a client id): URL-safe, bounded. */
 const providerId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "not an id this server issues");
 
-export const interactionParams = z.object({ uid: providerId });
-export const clientParams = z.object({ clientId: providerId });
+export const oauthInteractionParams = z.object({ uid: providerId });
+export const oauthClientParams = z.object({ clientId: providerId });
 
 /** POST oauth2/consent: the user's decision on the consent page. */
-export const consentBody = z.object({
+export const oauthConsentBody = z.object({
   accept: z.boolean().meta({ description: "true grants the requested scopes, false refuses" }),
   scope: z.string().max(1024).optional().meta({ description: "the subset of the requested scopes granted (default: all)" }),
   oauth_query: z.string().min(1).max(4096).meta({ description: "the consent page's signed query string" }),
 });
 
 /** Where the browser goes next (better-auth's `redirect`/`url`, and `redirect_uri`). */
-export const consentResponse = z.object({
+export const oauthConsentResponse = z.object({
   redirect: z.literal(true),
   url: z.string(),
   redirect_uri: z.string(),
 });
 
 /** An application the user authorized. */
-export const consentSchema = z.object({
+export const oauthConsentSchema = z.object({
   id: z.string(),
   clientId: z.string(),
   userId: z.string(),
@@ -36,14 +37,14 @@ export const consentSchema = z.object({
   logoUri: z.string().optional(),
 });
 
-export const consentsResponse = z.array(consentSchema);
-export const consentIdQuery = z.object({ id: z.string().min(1).max(128) });
-export const consentIdBody = z.object({ id: z.string().min(1).max(128) });
-export const deleteConsentResponse = z.object({ success: z.literal(true) });
+export const oauthConsentsResponse = z.array(oauthConsentSchema);
+export const oauthConsentIdQuery = z.object({ id: z.string().min(1).max(128) });
+export const oauthConsentIdBody = z.object({ id: z.string().min(1).max(128) });
+export const oauthDeleteConsentResponse = z.object({ success: z.literal(true) });
 
 /** GET oauth2/public-client: what the consent page shows of the client asking. */
-export const publicClientQuery = z.object({ client_id: z.string().min(1).max(128) });
-export const publicClientResponse = z.object({
+export const oauthPublicClientQuery = z.object({ client_id: z.string().min(1).max(128) });
+export const oauthPublicClientResponse = z.object({
   client_id: z.string(),
   client_name: z.string().optional(),
   client_uri: z.string().optional(),
@@ -51,3 +52,7 @@ export const publicClientResponse = z.object({
   policy_uri: z.string().optional(),
   tos_uri: z.string().optional(),
 });
+
+export type OAuthConsent = z.infer<typeof oauthConsentSchema>;
+export type OAuthPublicClient = z.infer<typeof oauthPublicClientResponse>;
+export type OAuthConsentBody = z.infer<typeof oauthConsentBody>;
