@@ -205,6 +205,8 @@ export class AccountSettings {
       await tx.twoFactor.deleteMany({ where: { userId } });
       await tx.trustedDevice.deleteMany({ where: { userId } });
       await tx.authChallenge.deleteMany({ where: { userId } });
+      // The apps the user authorized: their grants, codes and refresh tokens end with the account.
+      await tx.oAuthPayload.deleteMany({ where: { accountId: userId } });
       await tx.user.update({
         where: { id: userId },
         data: { email: `deleted-${userId}@deleted.invalid`, name: "", image: null, emailVerified: false, twoFactorEnabled: false },
