@@ -1,8 +1,7 @@
+import { createVerifier, type Verifier } from "@app/auth-verify";
 import { IMPERSONATION_MAX_SECONDS, jwtActorClaimSchema } from "@app/contracts";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// Identity does not depend on the verifier package; its build is read as the API reads it.
-import { createVerifier, type Verifier } from "../../../packages/auth-verify/dist/index.js";
 import {
   ADMIN_SESSION_COOKIE,
   type AdminBrowser,
