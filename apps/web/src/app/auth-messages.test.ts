@@ -22,11 +22,36 @@ function adminMessages(): string[] {
     .map((match) => match[1] ?? "");
 }
 
+/** The messages identity's authorization server's own steps refuse with (consent page, authorized apps). */
+function oauthMessages(): string[] {
+  const folder = new URL("../../../identity/src/oauth-provider/", import.meta.url);
+  return readdirSync(folder)
+    .filter((name) => name.endsWith(".ts"))
+    .flatMap((name) => {
+      const source = readFileSync(new URL(name, folder), "utf8");
+      // Literal messages, and the constants some refusals name (interactions.ts EXPIRED).
+      const literal = [...source.matchAll(/new AppError\("(?:bad_request|forbidden|not_found|conflict)", "([^"]+)"/g)];
+      const named = [...source.matchAll(/new AppError\("(?:bad_request|forbidden|not_found|conflict)", ([A-Z_]+)\)/g)].map((m) => {
+        const value = new RegExp(`const ${m[1]} = "([^"]+)"`).exec(source);
+        return value ?? [m[0], `no constant ${m[1]}`];
+      });
+      return [...literal, ...named];
+    })
+    .map((match) => match[1] ?? "");
+}
+
 describe("sentences for the refusals of organizations and admin", () => {
   it("has a sentence for every message identity's admin routes refuse with", () => {
     const messages = adminMessages();
     expect(messages.length).toBeGreaterThan(4);
     for (const message of messages) expect(sentenceForMessage(message), message).toBeDefined();
+  });
+
+  it("has a sentence for every message the consent page's and authorized apps' routes refuse with", () => {
+    const messages = oauthMessages();
+    expect(messages.length).toBeGreaterThan(4);
+    for (const message of messages) expect(sentenceForMessage(message), message).toBeDefined();
+    expect(describeError(new ApiError(404, "not_found", "no such client"))).toMatch(/^This app is not registered/);
   });
 
   it("has a sentence for every message identity's organization routes answer with", () => {

@@ -1,5 +1,5 @@
 /**
- * What a person reads for the refusals of identity's organization and admin routes. Those answer
+ * What a person reads for the refusals of identity's organization, admin and authorization routes. Those answer
  * `bad_request` or `forbidden` (a code too broad to explain them) with better-auth 1.7's own
  * message (apps/identity/src/organizations/errors.ts, and the admin plugin's), which names the
  * reason; each known message has a sentence here. Unknown messages fall back to the code's sentence.
@@ -58,6 +58,15 @@ const BY_MESSAGE: Record<string, string> = {
   "no such user": "That user does not exist any more.",
   "this needs an admin": "Only admins can do that.",
   "this change would leave no admin": "Someone must stay an admin: make another user an admin first.",
+  // The authorization server's own steps (apps/identity/src/oauth-provider/): the consent page and authorized apps.
+  "this authorization request expired or was started in another browser: start again from the application":
+    "This request to connect an app has expired, or it began in another browser. Go back to the app and connect again.",
+  "this authorization request is another account's":
+    "This request to connect an app began while another account was signed in here. Go back to the app and connect again.",
+  "an impersonation session cannot authorize applications":
+    "An admin acting as this user cannot connect apps to their account. Stop impersonating first.",
+  "no such client": "This app is not registered with the service, or not any more. Go back to the app and connect again.",
+  "no such authorized application": "That app is not authorized any more.",
   // apps/identity/src/middleware/guards.ts notImpersonated: a user's credentials are theirs alone.
   "not while acting as another user: stop impersonating first":
     "An admin acting as this user cannot change how they sign in (password, email, passkeys, two-factor, providers) or delete the account. Stop impersonating first.",

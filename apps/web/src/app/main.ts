@@ -1,5 +1,6 @@
 import "./styles.css";
 import { createClient } from "@app/client";
+import { continueAuthorization, holdAuthorizationLanding, takeAuthorizationReturn } from "./authorization-return.js";
 import { resolveApiBaseUrl, resolveSessionRecheckSeconds } from "./config.js";
 import type { AppContext, CurrentUser } from "./context.js";
 import { h, replace } from "./dom.js";
@@ -37,6 +38,8 @@ let rendered: string | undefined;
 let pendingNotice: string | undefined;
 /** A problem for the page the next render opens (the signed-out page's "Your session has ended"). */
 let pendingError: unknown;
+/** Whether get-session itself said, as the page started, that the cookie session holds (not the stored JWT alone). */
+let sessionConfirmed = false;
 
 /** Where the next sign-in goes (ctx.returnAfterSignIn), kept per tab so a sign-in that reloads the page still finds it. */
 const RETURN_KEY = "web.afterSignIn";
@@ -76,6 +79,8 @@ const ctx: AppContext = {
   },
   signedIn(user) {
     ctx.user = user;
+    const authorization = takeAuthorizationReturn();
+    if (authorization) return continueAuthorization(main, authorization);
     void probeAdmin().then((admin) => {
       ctx.isAdmin = admin;
       renderNav();
@@ -219,6 +224,7 @@ function render(): void {
  */
 function takeLanding(): ReturnType<typeof landingMessage> {
   const hash = landingHash(location.pathname, location.search);
+  holdAuthorizationLanding(location.pathname, location.search, client.baseUrl);
   // An invitation's page is where its verification link lands too (verify-banner.ts verifiedLanding).
   const message = hash && !hash.startsWith("#/accept-invitation/") ? {} : landingMessage(location.search);
   if (hash || location.search) history.replaceState(null, "", `/${hash ?? location.hash}`);
@@ -238,6 +244,7 @@ async function startSession(): Promise<unknown> {
     ctx.user = { id, email, name, emailVerified };
     ctx.activeOrganizationId = check.session.session.activeOrganizationId ?? null;
     ctx.impersonatedBy = check.session.session.impersonatedBy ?? null;
+    sessionConfirmed = true;
   } else if (check.status === "unknown") {
     if (!client.auth.token()) return check.error;
     try {
@@ -259,6 +266,10 @@ async function boot(): Promise<void> {
   replace(root, h("header", {}, nav), alertBox, noticeBox, actingBanner, banner, main);
   const landing = takeLanding();
   const problem = await startSession();
+  // Signed in already (a provider's or a mailed link's return, or a sign-in in another tab): on to
+  // the authorization request that waited, when get-session itself vouched for the session.
+  const authorization = ctx.user && sessionConfirmed ? takeAuthorizationReturn() : undefined;
+  if (authorization) return continueAuthorization(main, authorization);
   // A sign-in that left the page (a mailed link, a provider) comes back here: on to the page it was for.
   const back = ctx.user ? takeReturn() : undefined;
   if (back) history.replaceState(null, "", `/${back}`);

@@ -7,10 +7,12 @@ import { adminUserView } from "./views/admin-user.js";
 import { adminUsersView } from "./views/admin-users.js";
 import { agentsView } from "./views/agents.js";
 import { authView } from "./views/auth.js";
+import { authorizedAppsView } from "./views/authorized-apps.js";
 import { chatView } from "./views/chat.js";
 import { chatsView } from "./views/chats.js";
 import { generateView } from "./views/generate.js";
 import { mcpView } from "./views/mcp.js";
+import { oauthConsentView } from "./views/oauth-consent.js";
 import { organizationView } from "./views/organization.js";
 import { projectsView } from "./views/projects.js";
 import { forgotPasswordView, resetPasswordView } from "./views/recovery.js";
@@ -46,6 +48,8 @@ export const VIEWS: Record<Route["name"], View> = {
   "accept-invitation": acceptInvitationView,
   "admin-users": adminUsersView,
   "admin-user": adminUserView,
+  "oauth-consent": oauthConsentView,
+  "authorized-apps": authorizedAppsView,
 };
 
 /** Page titles, so each route is announced and tabs are told apart. */
@@ -72,6 +76,8 @@ export const TITLES: Record<Route["name"], string> = {
   "accept-invitation": "Invitation",
   "admin-users": "Users",
   "admin-user": "User",
+  "oauth-consent": "Connect an app",
+  "authorized-apps": "Authorized apps",
 };
 
 /** The main navigation: href, id, text. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { adminUserHref, chatHref, invitationHref, landingHash, PUBLIC_ROUTES, parseRoute, taskHref } from "./router.js";
+import { adminUserHref, chatHref, consentHref, invitationHref, landingHash, PUBLIC_ROUTES, parseRoute, taskHref } from "./router.js";
 
 describe("parseRoute", () => {
   it("maps hashes to views, with the task list as the default", () => {
@@ -45,6 +45,18 @@ describe("parseRoute", () => {
     expect(landingHash("/accept-invitation/a/b", "")).toBeUndefined();
     expect(PUBLIC_ROUTES.has("accept-invitation")).toBe(true);
     expect(PUBLIC_ROUTES.has("organization")).toBe(false);
+  });
+
+  it("maps the authorization server's consent page with its query unchanged, and its sign-in page to sign-in", () => {
+    const query = "uid=u1&client_id=c1&scope=openid+mcp%3Aread&exp=1&ba_iat=1&ba_param=ba_iat&ba_param=ba_param&sig=a-b_c";
+    expect(landingHash("/oauth/consent", `?${query}`)).toBe(`#/oauth/consent?${query}`);
+    expect(parseRoute(`#/oauth/consent?${query}`)).toEqual({ name: "oauth-consent", params: { query } });
+    expect(parseRoute(consentHref(query))).toEqual({ name: "oauth-consent", params: { query } });
+    expect(parseRoute("#/oauth/consent")).toEqual({ name: "oauth-consent", params: { query: "" } });
+    expect(PUBLIC_ROUTES.has("oauth-consent")).toBe(true);
+    expect(landingHash("/sign-in", "?callbackURL=http%3A%2F%2Flocalhost%3A3000%2Fapi%2Fauth%2Foauth2%2Finteraction%2Fu1")).toBe("#/signin");
+    expect(parseRoute("#/authorized-apps")).toEqual({ name: "authorized-apps", params: {} });
+    expect(PUBLIC_ROUTES.has("authorized-apps")).toBe(false);
   });
 
   it("maps the organization page and the admin's user pages", () => {

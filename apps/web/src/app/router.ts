@@ -22,6 +22,8 @@ export const ROUTE_NAMES = [
   "accept-invitation",
   "admin-users",
   "admin-user",
+  "oauth-consent",
+  "authorized-apps",
 ] as const;
 
 /** A parsed hash route. */
@@ -46,10 +48,18 @@ const SIMPLE = new Set<string>([
   "security",
   "two-factor",
   "organization",
+  "authorized-apps",
 ]);
 
 /** Pages open without a session (the others send a signed-out visitor to sign-in). */
-export const PUBLIC_ROUTES = new Set<Route["name"]>(["signin", "forgot-password", "reset-password", "two-factor", "accept-invitation"]);
+export const PUBLIC_ROUTES = new Set<Route["name"]>([
+  "signin",
+  "forgot-password",
+  "reset-password",
+  "two-factor",
+  "accept-invitation",
+  "oauth-consent",
+]);
 
 /**
  * Where an invitation mail's link lands (identity's invitation mail: `<web origin>/accept-invitation/<id>`);
@@ -63,6 +73,19 @@ export const ACCEPT_INVITATION_PATH = "/accept-invitation";
  * there, with `?callbackURL=` naming where it was going.
  */
 export const TWO_FACTOR_PATH = "/sign-in/two-factor";
+
+/**
+ * The sign-in page identity's authorization server sends a browser without a session to
+ * (apps/identity/src/oauth-provider/settings.ts WEB_PAGES), with `?callbackURL=` naming its
+ * interaction step, where the browser goes once signed in (authorization-return.ts).
+ */
+export const SIGN_IN_PATH = "/sign-in";
+
+/**
+ * The consent page of an authorization request (WEB_PAGES.consent): its query is identity's
+ * signed one, kept as it came in the hash route `#/oauth/consent?<query>` (views/oauth-consent.ts).
+ */
+export const CONSENT_PATH = "/oauth/consent";
 
 /**
  * Parses `location.hash` (`#/tasks/abc` → task abc, `#/chats/abc` → chat abc). Unknown routes
@@ -79,6 +102,10 @@ export function parseRoute(hash: string): Route {
       if (value) params[key] = value;
     }
     return { name: "reset-password", params };
+  }
+  if (head === "oauth" && id === "consent") {
+    const at = hash.indexOf("?");
+    return { name: "oauth-consent", params: { query: at < 0 ? "" : hash.slice(at + 1) } };
   }
   if (head === "tasks" && id) return { name: "task", params: { id } };
   if (head === "accept-invitation" && id) return { name: "accept-invitation", params: { id } };
@@ -106,6 +133,11 @@ export function adminUserHref(id: string): string {
   return `#/admin/users/${encodeURIComponent(id)}`;
 }
 
+/** The hash of a consent page with identity's signed query string (without its `?`). */
+export function consentHref(query: string): string {
+  return `#${CONSENT_PATH}?${query}`;
+}
+
 /** The hash of a chat's page. */
 export function chatHref(id: string): string {
   return `#/chats/${encodeURIComponent(id)}`;
@@ -118,13 +150,17 @@ export function chatHref(id: string): string {
  * `?mcp=connected|error&serverId=&code=` (docs/mcp.md), which the MCP page reads from
  * `#/mcp?mcp=…`; a redirecting sign-in that needs a second factor lands on {@link TWO_FACTOR_PATH},
  * which is `#/two-factor` (its `callbackURL` is this app's start, where the page goes anyway); an
- * invitation mail's `/accept-invitation/<id>` is `#/accept-invitation/<id>`.
+ * invitation mail's `/accept-invitation/<id>` is `#/accept-invitation/<id>`; the authorization
+ * server's {@link CONSENT_PATH} is `#/oauth/consent?<its query, unchanged>` and its
+ * {@link SIGN_IN_PATH} is `#/signin` (main.ts keeps its `callbackURL` aside first).
  * Undefined for every other landing.
  */
 export function landingHash(pathname: string, search: string): string | undefined {
   const path = pathname.replace(/\/+$/, "");
   if (path === "/reset-password") return `#/reset-password${search}`;
   if (path === TWO_FACTOR_PATH) return "#/two-factor";
+  if (path === CONSENT_PATH) return `#${CONSENT_PATH}${search}`;
+  if (path === SIGN_IN_PATH) return "#/signin";
   if (path.startsWith(`${ACCEPT_INVITATION_PATH}/`)) {
     const id = path.slice(ACCEPT_INVITATION_PATH.length + 1);
     if (id && !id.includes("/")) return `#${ACCEPT_INVITATION_PATH}/${id}`;

@@ -127,7 +127,7 @@ function deleteForm(ctx: AppContext): HTMLFormElement {
 
 /**
  * Account settings: name, email address (confirmed from the current inbox, then the new one),
- * linked sign-in methods, password, deletion.
+ * linked sign-in methods, password, deletion; links to the sessions, security and authorized apps pages.
  */
 export const accountView: View = (ctx, root) => {
   const linked = linkedAccountsSection(ctx);
@@ -138,6 +138,7 @@ export const accountView: View = (ctx, root) => {
       { class: "inline" },
       h("a", { href: "#/sessions", id: "account-sessions-link" }, "Where you are signed in"),
       h("a", { href: "#/security", id: "account-security-link" }, "Security: two-factor authentication and passkeys"),
+      h("a", { href: "#/authorized-apps", id: "account-apps-link" }, "Authorized apps"),
     ),
     h("div", { class: "columns" }, profileForm(ctx), emailForm(ctx)),
     linked.element,

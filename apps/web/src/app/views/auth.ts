@@ -1,4 +1,5 @@
 import { PASSWORD_MIN_LENGTH } from "@app/contracts";
+import { authorizationWaiting } from "../authorization-return.js";
 import type { AppContext, View } from "../context.js";
 import { field, h, replace } from "../dom.js";
 import { formSummary, labelled, onSubmit } from "../forms.js";
@@ -159,6 +160,17 @@ export const authView: View = (ctx: AppContext, root) => {
   const codeSlot = h("div", { id: "email-code-slot" });
   const options = signInOptions(ctx, signIn, codeSlot);
   signIn.append(options.element);
-  root.append(h("h1", { class: "visually-hidden" }, "Welcome"), providers, codeSlot, h("div", { class: "columns" }, signIn, signUp));
+  root.append(h("h1", { class: "visually-hidden" }, "Welcome"));
+  // An app's authorization request sent the browser here (authorization-return.ts): say why.
+  if (authorizationWaiting()) {
+    root.append(
+      h(
+        "p",
+        { id: "authorization-sign-in", class: "notice" },
+        "An app asks to connect to your account. Sign in, or create an account, to continue; then you choose what it may do.",
+      ),
+    );
+  }
+  root.append(providers, codeSlot, h("div", { class: "columns" }, signIn, signUp));
   return options.stop;
 };
