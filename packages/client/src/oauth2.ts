@@ -1,40 +1,29 @@
-import { z } from "zod";
+import {
+  type OAuthConsent,
+  type OAuthPublicClient,
+  oauthConsentResponse,
+  oauthConsentSchema,
+  oauthConsentsResponse,
+  oauthDeleteConsentResponse,
+  oauthPublicClientResponse,
+} from "@app/contracts";
 import type { Http } from "./http.js";
 import { identityJson } from "./sign-in.js";
 
 // The wire of identity's own routes of the authorization server (apps/identity/src/oauth-provider/
-// routes.ts and schemas.ts), as better-auth 1.7's `@better-auth/oauth-provider` shapes them. The
-// schemas are loose: identity may add fields, and the client keeps only what it names.
+// routes.ts), as better-auth 1.7's `@better-auth/oauth-provider` shapes them: the schemas are
+// packages/contracts/src/oauth-provider.ts's, the one copy identity answers with.
 
 /** What the consent page shows of the application asking (GET oauth2/public-client). */
-export const publicClientSchema = z.looseObject({
-  client_id: z.string(),
-  client_name: z.string().optional(),
-  client_uri: z.string().optional(),
-  logo_uri: z.string().optional(),
-  policy_uri: z.string().optional(),
-  tos_uri: z.string().optional(),
-});
-export type PublicClient = z.output<typeof publicClientSchema>;
+export const publicClientSchema = oauthPublicClientResponse;
+export type PublicClient = OAuthPublicClient;
 
 /** An application the user authorized (one consent: the scopes granted to one client). */
-export const authorizedAppSchema = z.looseObject({
-  /** What {@link OAuth2Api.getConsent} and {@link OAuth2Api.deleteConsent} take. */
-  id: z.string(),
-  clientId: z.string(),
-  userId: z.string(),
-  /** The scopes granted, the declined ones left out. */
-  scopes: z.array(z.string()),
-  createdAt: z.string(),
-  expiresAt: z.string().nullable(),
-  clientName: z.string().optional(),
-  clientUri: z.string().optional(),
-  logoUri: z.string().optional(),
-});
-export type AuthorizedApp = z.output<typeof authorizedAppSchema>;
+export const authorizedAppSchema = oauthConsentSchema;
+export type AuthorizedApp = OAuthConsent;
 
-const consentResponse = z.looseObject({ redirect_uri: z.string().min(1) });
-const deleteConsentResponse = z.looseObject({ success: z.literal(true) });
+const consentResponse = oauthConsentResponse;
+const deleteConsentResponse = oauthDeleteConsentResponse;
 
 /** The names identity's signature covers: `sig`, and `ba_param` listing every other signed name. */
 const SIG = "sig";
@@ -108,7 +97,7 @@ export function oauth2Api(http: Http): OAuth2Api {
       const body = { accept, ...(scope !== undefined ? { scope } : {}), oauth_query: signedConsentQuery(oauthQuery) ?? oauthQuery };
       return (await identityJson(http, consentResponse, "/oauth2/consent", { body })).redirect_uri;
     },
-    getConsents: () => identityJson(http, z.array(authorizedAppSchema), "/oauth2/get-consents"),
+    getConsents: () => identityJson(http, oauthConsentsResponse, "/oauth2/get-consents"),
     getConsent: ({ id }) => identityJson(http, authorizedAppSchema, "/oauth2/get-consent", { query: { id } }),
     deleteConsent: async ({ id }) => {
       await identityJson(http, deleteConsentResponse, "/oauth2/delete-consent", { body: { id } });
