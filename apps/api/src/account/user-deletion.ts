@@ -1,6 +1,7 @@
 import { USER_DELETED_CHANNEL, USER_DELETION_TABLE, type UserDeletionRow } from "@app/contracts";
 import { type Db, Prisma } from "@app/db";
 import type { Logger } from "pino";
+import { CoalescedPasses } from "../lib/coalesced-passes.js";
 import { type Purged, type PurgedTask, purgeProjects, purgeTasks } from "../organizations/content.js";
 import type { FileStore } from "../uploads/file-store.js";
 import { type DeletedUsers, deletedUserOf } from "./deleted-users.js";
@@ -44,9 +45,7 @@ export class UserDeletions {
   readonly #logger: Logger;
   readonly #deleted: DeletedUsers;
   readonly #announceDeleted: ((tx: Prisma.TransactionClient, tasks: readonly PurgedTask[]) => Promise<void>) | undefined;
-  #running: Promise<void> | undefined;
-  #again = false;
-  #closed = false;
+  readonly #passes: CoalescedPasses;
 
   /** `announceDeleted` tells open streams of organizations' tasks deleted with the user that they are gone. */
   constructor(
@@ -61,6 +60,10 @@ export class UserDeletions {
     this.#logger = logger;
     this.#deleted = deleted;
     this.#announceDeleted = announceDeleted;
+    this.#passes = new CoalescedPasses(
+      (reason) => this.#pass(reason),
+      (reason, error) => logger.warn({ reason, err: (error as Error).message }, "user deletion pass failed; the next trigger retries"),
+    );
   }
 
   /**
@@ -90,30 +93,12 @@ export class UserDeletions {
    * more pass after it, so a deletion announced mid-pass is never missed. Never rejects.
    */
   run(reason = "start"): Promise<void> {
-    if (this.#closed) return Promise.resolve();
-    if (this.#running) {
-      this.#again = true;
-      return this.#running;
-    }
-    this.#running = (async () => {
-      do {
-        this.#again = false;
-        try {
-          await this.#pass(reason);
-        } catch (error) {
-          this.#logger.warn({ reason, err: (error as Error).message }, "user deletion pass failed; the next trigger retries");
-        }
-      } while (this.#again && !this.#closed);
-    })().finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
+    return this.#passes.run(reason);
   }
 
   /** Stops starting passes; resolves when the one in progress ends. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#running;
+  close(): Promise<void> {
+    return this.#passes.close();
   }
 
   async #pass(reason: string): Promise<void> {
@@ -125,7 +110,7 @@ export class UserDeletions {
       if (!fresh.length) return;
       for (const userId of fresh) {
         seen.add(userId);
-        if (this.#closed) return;
+        if (this.#passes.closed) return;
         if (await this.#deleteUser(userId)) this.#logger.info({ userId, reason }, "user's API data deleted");
       }
     }

@@ -1,5 +1,6 @@
 import { type Db, Prisma } from "@app/db";
 import type { Logger } from "pino";
+import { CoalescedPasses } from "../lib/coalesced-passes.js";
 import { type PurgedTask, purgeProjects } from "./content.js";
 
 type PrismaClient = Db["prisma"];
@@ -37,12 +38,15 @@ export interface OrganizationDeletionDeps {
  */
 export class OrganizationDeletions {
   readonly #deps: OrganizationDeletionDeps;
-  #running: Promise<void> | undefined;
-  #again = false;
-  #closed = false;
+  readonly #passes: CoalescedPasses;
 
   constructor(deps: OrganizationDeletionDeps) {
     this.#deps = deps;
+    this.#passes = new CoalescedPasses(
+      (reason) => this.#pass(reason),
+      (reason, error) =>
+        deps.logger.warn({ reason, err: (error as Error).message }, "organization deletion pass failed; the next trigger retries"),
+    );
   }
 
   /** The event bus hooks: a notification and LISTEN coming up (start or reconnect) each start a pass. */
@@ -55,30 +59,12 @@ export class OrganizationDeletions {
 
   /** Works off every pending deletion; calls during a pass coalesce into one more pass. Never rejects. */
   run(reason = "start"): Promise<void> {
-    if (this.#closed) return Promise.resolve();
-    if (this.#running) {
-      this.#again = true;
-      return this.#running;
-    }
-    this.#running = (async () => {
-      do {
-        this.#again = false;
-        try {
-          await this.#pass(reason);
-        } catch (error) {
-          this.#deps.logger.warn({ reason, err: (error as Error).message }, "organization deletion pass failed; the next trigger retries");
-        }
-      } while (this.#again && !this.#closed);
-    })().finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
+    return this.#passes.run(reason);
   }
 
   /** Stops starting passes; resolves when the one in progress ends. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#running;
+  close(): Promise<void> {
+    return this.#passes.close();
   }
 
   async #pass(reason: string): Promise<void> {
@@ -91,7 +77,7 @@ export class OrganizationDeletions {
       if (!fresh.length) break;
       for (const organizationId of fresh) {
         seen.add(organizationId);
-        if (this.#closed) return;
+        if (this.#passes.closed) return;
         const projects = await this.#delete(organizationId, true);
         if (projects !== undefined) logger.info({ organizationId, projects, reason }, "organization's API data deleted");
       }
@@ -101,7 +87,7 @@ export class OrganizationDeletions {
       SELECT DISTINCT p.organization_id FROM project p JOIN ${OUTBOX} d ON d.organization_id = p.organization_id
       WHERE d.api_done_at IS NOT NULL LIMIT ${BATCH}`;
     for (const { organization_id: organizationId } of late) {
-      if (this.#closed) return;
+      if (this.#passes.closed) return;
       const projects = await this.#delete(organizationId, false);
       if (projects) logger.info({ organizationId, projects, reason }, "late rows of a deleted organization deleted");
     }
