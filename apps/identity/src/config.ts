@@ -22,6 +22,7 @@ import {
 import { checkSmtpUrl } from "@app/mailer";
 import { z } from "zod";
 import { type FactorSettings, factorSettings, factorSettingsShape } from "./config-factors.js";
+import { rateLimitSettingsShape } from "./config-rate-limits.js";
 import { parseSocialProviders, type SocialProviderConfig } from "./services/oidc/config.js";
 
 const MINUTE = 60 * 1000;
@@ -71,27 +72,7 @@ const schema = z
       description: "key prefix of the rate limit counters in Redis",
       docDefault: "derived from the database's host, port and name",
     }),
-    RATE_LIMIT_IP_MAX: int(1).default(100).describe("sign-in and sign-up requests per client IP per route and window"),
-    RATE_LIMIT_IP_WINDOW_MS: int(100)
-      .default(15 * MINUTE)
-      .describe("the window of RATE_LIMIT_IP_MAX"),
-    RATE_LIMIT_ACCOUNT_MAX: int(1).default(10).describe("failed attempts per account from one client IP per window"),
-    RATE_LIMIT_ACCOUNT_WINDOW_MS: int(100)
-      .default(15 * MINUTE)
-      .describe("the window of RATE_LIMIT_ACCOUNT_MAX and of the slow-down"),
-    RATE_LIMIT_ACCOUNT_DELAY_AFTER: int(0)
-      .default(5)
-      .describe("failed attempts on an account (any address) before its attempts are slowed down"),
-    RATE_LIMIT_ACCOUNT_DELAY_MS: int(0).default(500).describe("the first slow-down delay, doubling per further failure"),
-    RATE_LIMIT_ACCOUNT_DELAY_MAX_MS: int(0)
-      .max(30_000, "RATE_LIMIT_ACCOUNT_DELAY_MAX_MS must be at most 30000 (a longer wait locks the owner out in practice)")
-      .default(4_000)
-      .describe("the longest slow-down delay (at most 30000)"),
-    RATE_LIMIT_MAIL_IP_MAX: int(1).default(20).describe("mail-sending requests per client IP per window"),
-    RATE_LIMIT_MAIL_ADDRESS_MAX: int(1).default(5).describe("mail-sending requests per address per window"),
-    RATE_LIMIT_MAIL_WINDOW_MS: int(100)
-      .default(60 * MINUTE)
-      .describe("the window of the mail-sending limits"),
+    ...rateLimitSettingsShape,
     SMTP_URL: z
       .string()
       .optional()
