@@ -59,7 +59,7 @@ describe("JWT_EXPIRES_IN", () => {
       const { token } = await service.sessions.create(user.id);
       const session = await service.getSession(token);
       const fromSession = decodeJwt(session?.jwt ?? "");
-      const fromToken = decodeJwt(await service.issueJwt(user));
+      const fromToken = decodeJwt(await service.issueJwt(user, { impersonatedBy: null }));
       for (const claims of [fromSession, fromToken]) expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(expected);
     }
   });

@@ -234,7 +234,10 @@ export function accountRoutes(
       response: tokenResponse,
       reply: "json",
       guards: [guards.origin, guards.noStore, guards.cookies, guards.signedIn],
-      handler: async ({ res }) => ({ token: await service.issueJwt(signedInUser(res).user) }),
+      handler: async ({ res }) => {
+        const { user, session } = signedInUser(res);
+        return { token: await service.issueJwt(user, session) };
+      },
     }),
     defineRoute({
       method: "get",

@@ -172,13 +172,12 @@ export class IdentityService {
 
   /**
    * A JWT for a live session (GET /api/auth/token, as better-auth's JWT plugin). An impersonation
-   * session's JWT names its admin in `act` (RFC 8693): from `session` when given, else from the
-   * session the user view came from (Sessions.validate), so a caller that passes only the user
-   * never issues an impersonation's JWT as the user's own.
+   * session's JWT names its admin in `act` (RFC 8693), so the session is a required argument: no
+   * caller can issue an impersonation's JWT as the user's own.
    */
-  async issueJwt(user: User, session?: Pick<Session, "impersonatedBy">): Promise<string> {
+  async issueJwt(user: User, session: Pick<Session, "impersonatedBy">): Promise<string> {
     const { signing } = await this.keys.view();
-    const actorId = session ? (session.impersonatedBy ?? undefined) : this.sessions.actorOf(user);
+    const actorId = session.impersonatedBy ?? undefined;
     return issueToken(user, signing, this.#tokenSettings(), actorId);
   }
 

@@ -140,8 +140,6 @@ export class Sessions {
   readonly #now: () => number;
   readonly #maxPerUser: number;
   readonly #key: Buffer;
-  /** The admin behind each user view {@link validate} returned for an impersonation session. */
-  readonly #actors = new WeakMap<User, string>();
 
   /**
    * @param deps - `pool`: the `pg` pool under `prisma` (`Db.pool`); the hot read runs on it as raw
@@ -220,11 +218,6 @@ export class Sessions {
     });
   }
 
-  /** The admin acting in the impersonation session a user view of {@link validate} came from. */
-  actorOf(user: User): string | undefined {
-    return this.#actors.get(user);
-  }
-
   /**
    * Looks a cookie value up (one query: session join user by id, raw SQL), or undefined when it
    * names no live session. The secret's hash is compared in constant time; an expired row, and
@@ -250,7 +243,6 @@ export class Sessions {
       await this.#liftExpiredBan(user.id, now);
       user = { ...user, banned: false, banReason: null, banExpires: null };
     }
-    if (session.impersonatedBy !== null) this.#actors.set(user, session.impersonatedBy);
     if (session.impersonatedBy === null && session.expiresAt.getTime() - now < this.#ttlMs / 2) {
       const expiresAt = new Date(now + this.#ttlMs);
       await this.#db.session.updateMany({ where: { id }, data: { expiresAt } });
