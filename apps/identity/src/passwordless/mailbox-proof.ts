@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Prisma, User } from "@app/db";
 import type { MailTokens } from "../services/mail-tokens.js";
+import { endSignInMeans } from "../services/sign-in-means.js";
 
 const CREDENTIAL = "credential";
 
@@ -63,13 +64,7 @@ export class MailboxProof {
     const userId = user.id;
     await tx.session.deleteMany({ where: { userId, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) } });
     await this.#tokens.endPending(tx, userId);
-    if (keepSessionId === undefined) {
-      await tx.account.deleteMany({ where: { userId } });
-      await tx.passkey.deleteMany({ where: { userId } });
-      await tx.twoFactor.deleteMany({ where: { userId } });
-      await tx.trustedDevice.deleteMany({ where: { userId } });
-      await tx.authChallenge.deleteMany({ where: { userId } });
-    }
+    if (keepSessionId === undefined) await endSignInMeans(tx, userId, { secondFactor: true });
     return tx.user.update({
       where: { id: userId },
       data: { emailVerified: true, ...(keepSessionId === undefined ? { twoFactorEnabled: false } : {}) },

@@ -14,6 +14,7 @@ import { AppError } from "@app/http-kit";
 import { checkAccountDeletion, leaveOrganizationsForAccountDeletion } from "../organizations/account-deletion.js";
 import type { MailTokens } from "./mail-tokens.js";
 import { hashPassword, verifyPassword } from "./passwords.js";
+import { endSignInMeans } from "./sign-in-means.js";
 
 const CREDENTIAL = "credential";
 
@@ -198,13 +199,9 @@ export class AccountSettings {
       await leaveOrganizationsForAccountDeletion(tx, userId);
       await tx.userDeletion.upsert({ where: { userId }, create: { userId }, update: {} });
       await tx.session.deleteMany({ where: { userId } });
-      await tx.account.deleteMany({ where: { userId } });
       await tx.verification.deleteMany({ where: { userId } });
       // Every other way in ends with the account, before the row itself goes (housekeeping).
-      await tx.passkey.deleteMany({ where: { userId } });
-      await tx.twoFactor.deleteMany({ where: { userId } });
-      await tx.trustedDevice.deleteMany({ where: { userId } });
-      await tx.authChallenge.deleteMany({ where: { userId } });
+      await endSignInMeans(tx, userId, { secondFactor: true });
       // The apps the user authorized: their grants, codes and refresh tokens end with the account.
       await tx.oAuthPayload.deleteMany({ where: { accountId: userId } });
       await tx.user.update({

@@ -6,6 +6,7 @@ import type { MailKind } from "./account-mail.js";
 import type { MailOutbox } from "./mail-outbox.js";
 import type { FoundToken, MailTokens, TokenPurpose } from "./mail-tokens.js";
 import { hashPassword, verifyPassword } from "./passwords.js";
+import { endSignInMeans } from "./sign-in-means.js";
 
 const CREDENTIAL = "credential";
 
@@ -248,14 +249,8 @@ export class MailedLinks {
     await tx.session.deleteMany({ where: { userId, ...(keep.keepSessionId ? { id: { not: keep.keepSessionId } } : {}) } });
     await this.#tokens.endPending(tx, userId, { revertLinks: keep.revertLinks });
     if (keep.keepSignIns) return;
-    await tx.account.deleteMany({ where: { userId } });
-    await tx.passkey.deleteMany({ where: { userId } });
-    await tx.trustedDevice.deleteMany({ where: { userId } });
-    await tx.authChallenge.deleteMany({ where: { userId } });
-    if (keep.endSecondFactor) {
-      await tx.twoFactor.deleteMany({ where: { userId } });
-      await tx.user.update({ where: { id: userId }, data: { twoFactorEnabled: false } });
-    }
+    await endSignInMeans(tx, userId, { secondFactor: keep.endSecondFactor === true });
+    if (keep.endSecondFactor) await tx.user.update({ where: { id: userId }, data: { twoFactorEnabled: false } });
   }
 
   /** A reset token for the clicker who just proved the mailbox (no mail: it goes into the redirect). */
