@@ -9,6 +9,9 @@ import {
   loadConfig,
   loggingSettingsShape,
   logSettings,
+  type MetricsSettings,
+  metricsSettings,
+  metricsSettingsShape,
   originList,
   refineServerLimits,
   refineSharedSettings,
@@ -72,6 +75,7 @@ const schema = z
     ...serverSettingsShape({ port: 3002, limits: SERVICE_LIMITS }),
     ...shutdownSettingsShape(10_000),
     ...loggingSettingsShape,
+    ...metricsSettingsShape,
     ...databaseSettingsShape,
     IDENTITY_URL: z
       .url({ error: "IDENTITY_URL must be an absolute URL" })
@@ -190,6 +194,8 @@ export const configVariables = describeSettings("api", schema);
 /** API service configuration, parsed once at start-up. */
 export interface ApiConfig {
   env: "development" | "production" | "test";
+  /** The `/metrics` listener (off unless METRICS_PORT is set). */
+  metrics: MetricsSettings;
   host: string;
   port: number;
   databaseUrl: string;
@@ -335,6 +341,7 @@ export function configFrom(env: z.output<typeof schema>, cwd = process.cwd()): A
     logLevel: env.LOG_LEVEL,
     logFormat: logSettings(env).format,
     limits: serverLimitsOf(env),
+    metrics: metricsSettings(env),
   };
 }
 

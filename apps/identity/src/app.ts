@@ -27,6 +27,7 @@ import { createSocial } from "./services/oidc/index.js";
 import { VerifiedSignUp } from "./services/verified-sign-up.js";
 import { SignInFinisher } from "./sign-in/finish.js";
 import { twoFactorParts, twoFactorRoutes } from "./two-factor/routes.js";
+import { webhookRoutes } from "./webhooks/routes.js";
 
 /** What the identity app is built from. */
 export interface IdentityDeps {
@@ -38,7 +39,7 @@ export interface IdentityDeps {
   /** A Redis connection for the rate limit counters instead of one opened from the config (tests). */
   rateLimitRedis?: RateLimitRedis;
   /**
-   * Outgoing mail (server.ts builds it from SMTP_URL and starts the outbox worker that sends with
+   * Outgoing mail (main.ts builds it from SMTP_URL and starts the outbox worker that sends with
    * it); without it mail answers 503 `mail_unavailable`.
    */
   mailer?: Mailer;
@@ -49,7 +50,7 @@ export interface IdentityApp {
   app: Express;
   service: IdentityService;
   rateLimits: RateLimits;
-  /** The organizations' share of the housekeeping rounds (server.ts hands it to startHousekeeping). */
+  /** The organizations' share of the housekeeping rounds (main.ts hands it to startHousekeeping). */
   organizations: OrganizationHousekeeping;
   /** The authorization server's state, whose expired rows the housekeeping rounds purge. */
   oauth: Pick<OAuthStore, "purgeExpired">;
@@ -158,6 +159,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     ...organizationRoutes(features),
     ...adminRoutes(features),
     ...oauthProviderRoutes(features, oauthStore),
+    ...webhookRoutes(features),
   );
   routes.add(openApiRoute(routes, { serverUrl: config.baseUrl, cookieName: config.cookieName }));
 

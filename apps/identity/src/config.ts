@@ -8,6 +8,9 @@ import {
   loadConfig,
   loggingSettingsShape,
   logSettings,
+  type MetricsSettings,
+  metricsSettings,
+  metricsSettingsShape,
   originList,
   refineServerLimits,
   refineSharedSettings,
@@ -22,8 +25,10 @@ import {
 import { checkSmtpUrl } from "@app/mailer";
 import { z } from "zod";
 import { type FactorSettings, factorSettings, factorSettingsShape } from "./config-factors.js";
+import { type OperationsSettings, operationsSettings, operationsSettingsShape } from "./config-operations.js";
 import { rateLimitSettingsShape } from "./config-rate-limits.js";
 import { parseSocialProviders, type SocialProviderConfig } from "./services/oidc/config.js";
+import { type WebhookSettings, webhookSettings, webhookSettingsShape } from "./webhooks/config.js";
 
 const MINUTE = 60 * 1000;
 const DAY = 24 * 60 * MINUTE;
@@ -73,6 +78,9 @@ const schema = z
       docDefault: "derived from the database's host, port and name",
     }),
     ...rateLimitSettingsShape,
+    ...metricsSettingsShape,
+    ...operationsSettingsShape,
+    ...webhookSettingsShape,
     SMTP_URL: z
       .string()
       .optional()
@@ -211,6 +219,12 @@ export interface IdentityConfig {
   socialProviders: SocialProviderConfig[];
   /** Passkeys' relying party and the fresh-session age (config-factors.ts). */
   factors: FactorSettings;
+  /** The `/metrics` listener (off unless METRICS_PORT is set). */
+  metrics: MetricsSettings;
+  /** The security event log's retention (config-operations.ts). */
+  operations: OperationsSettings;
+  /** Webhook delivery (webhooks/config.ts). */
+  webhooks: WebhookSettings;
 }
 
 /**
@@ -311,6 +325,9 @@ export function configFrom(env: z.output<typeof schema>): IdentityConfig {
     limits: serverLimitsOf(env),
     socialProviders: parseSocialProviders(env, env.NODE_ENV === "production").providers,
     factors: factorSettings(env, baseUrl, corsOrigins),
+    metrics: metricsSettings(env),
+    operations: operationsSettings(env),
+    webhooks: webhookSettings(env, env.NODE_ENV),
   };
 }
 

@@ -8,6 +8,7 @@ import {
   socialProvidersResponse,
 } from "@app/contracts";
 import { type AccountApi, accountApi } from "./account.js";
+import { type AccountEventsApi, accountEventsApi } from "./account-events.js";
 import { ApiError, errorFromResponse } from "./errors.js";
 import { type Http, readJson } from "./http.js";
 import { type UserAdminApi, userAdminApi } from "./identity-admin.js";
@@ -18,6 +19,7 @@ import { type PasswordlessApi, passwordlessApi } from "./passwordless.js";
 import { checkSession, type SessionCheck, type WatchSessionOptions, watchSession } from "./session.js";
 import { completeSignIn, passwordSignInAnswer, type SignedIn, type SignInResult, signInAnswer } from "./sign-in.js";
 import { type TwoFactorApi, twoFactorApi } from "./two-factor.js";
+import { type WebhookAdminApi, webhookAdminApi } from "./webhooks.js";
 
 export type { SignedIn, SignInResult } from "./sign-in.js";
 
@@ -76,6 +78,10 @@ export interface AuthApi extends AccountApi, PasswordlessApi {
   readonly admin: UserAdminApi;
   /** The service as an OAuth 2.1 / OpenID provider: the consent page's calls and the user's authorized applications. */
   readonly oauth2: OAuth2Api;
+  /** The security event log: the user's own sign-ins and account changes, and (admins) everyone's. */
+  readonly events: AccountEventsApi;
+  /** Admins' webhook endpoints, their delivery logs and retries. */
+  readonly webhooks: WebhookAdminApi;
   /** The sign-in providers the service offers (`GET /api/auth/providers`), for "Continue with …" buttons. */
   providers(): Promise<SocialProviderInfo[]>;
   /**
@@ -132,6 +138,8 @@ export function authApi(http: Http): AuthApi {
     organization: organizationApi(http),
     admin: userAdminApi(http),
     oauth2: oauth2Api(http),
+    events: accountEventsApi(http),
+    webhooks: webhookAdminApi(http),
     async signUp(body) {
       const answer = await readJson(await post("/sign-up/email", body), signUpResponse);
       // better-auth's "verification required" answer: no session, no cookie, so no step 2.

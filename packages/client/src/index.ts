@@ -1,4 +1,5 @@
 export type { AccountApi } from "./account.js";
+export type { AccountEventsApi } from "./account-events.js";
 export type { AuthApi, LinkSocialOptions, SignInSocialOptions, SignUpResult } from "./auth.js";
 export { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from "./backoff.js";
 export { type AppClient, type ClientOptions, createClient } from "./client.js";
@@ -28,4 +29,5 @@ export { readSse, type SseEvent, SseParser } from "./sse.js";
 export { defaultStorage, memoryStorage, type TokenStorage } from "./storage.js";
 export type { GenerateEvent, TaskStream, TaskStreamOptions } from "./streams.js";
 export type { TotpSetup, TwoFactorApi, VerifyCodeBody } from "./two-factor.js";
+export type { WebhookAdminApi } from "./webhooks.js";
 export type { TaskSocket, TaskSocketOptions, WebSocketFactory, WebSocketLike } from "./ws.js";

@@ -1,4 +1,5 @@
 export * from "./account.js";
+export * from "./account-events.js";
 export * from "./admin.js";
 export * from "./agents.js";
 export * from "./auth.js";
@@ -26,3 +27,4 @@ export * from "./tasks.js";
 export * from "./two-factor.js";
 export * from "./uploads.js";
 export * from "./user-deletion.js";
+export * from "./webhooks.js";

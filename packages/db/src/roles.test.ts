@@ -24,6 +24,10 @@ const IDENTITY_TABLES = [
   "team",
   "team_member",
   "oauth_payload",
+  "auth_event",
+  "webhook_endpoint",
+  "webhook_message",
+  "webhook_delivery",
 ];
 /** Identity's, with the narrow grants prisma/migrations/*_account_lifecycle gives the API. */
 const IDENTITY_SHARED = ["user_directory", "user_deletion", "organization_membership", "organization_deletion"];

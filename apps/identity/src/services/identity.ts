@@ -81,7 +81,7 @@ export class IdentityService {
     settings: IdentitySettings;
     now?: () => number;
     /**
-     * Outgoing mail, sent by a MailOutboxWorker its owner starts (server.ts); without it nothing
+     * Outgoing mail, sent by a MailOutboxWorker its owner starts (main.ts); without it nothing
      * is queued and every mail-sending route answers 503 `mail_unavailable`.
      */
     mailer?: Mailer;

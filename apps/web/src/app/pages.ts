@@ -2,9 +2,12 @@ import type { View } from "./context.js";
 import type { Route } from "./router.js";
 import { acceptInvitationView } from "./views/accept-invitation.js";
 import { accountView } from "./views/account.js";
+import { activityView } from "./views/activity.js";
 import { adminView } from "./views/admin.js";
+import { adminEventsView } from "./views/admin-events.js";
 import { adminUserView } from "./views/admin-user.js";
 import { adminUsersView } from "./views/admin-users.js";
+import { adminWebhooksView } from "./views/admin-webhooks.js";
 import { agentsView } from "./views/agents.js";
 import { authView } from "./views/auth.js";
 import { authorizedAppsView } from "./views/authorized-apps.js";
@@ -50,6 +53,9 @@ export const VIEWS: Record<Route["name"], View> = {
   "admin-user": adminUserView,
   "oauth-consent": oauthConsentView,
   "authorized-apps": authorizedAppsView,
+  activity: activityView,
+  "admin-events": adminEventsView,
+  "admin-webhooks": adminWebhooksView,
 };
 
 /** Page titles, so each route is announced and tabs are told apart. */
@@ -78,6 +84,9 @@ export const TITLES: Record<Route["name"], string> = {
   "admin-user": "User",
   "oauth-consent": "Connect an app",
   "authorized-apps": "Authorized apps",
+  activity: "Security activity",
+  "admin-events": "Security events",
+  "admin-webhooks": "Webhooks",
 };
 
 /** The main navigation: href, id, text. */

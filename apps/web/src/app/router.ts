@@ -24,6 +24,9 @@ export const ROUTE_NAMES = [
   "admin-user",
   "oauth-consent",
   "authorized-apps",
+  "activity",
+  "admin-events",
+  "admin-webhooks",
 ] as const;
 
 /** A parsed hash route. */
@@ -49,6 +52,7 @@ const SIMPLE = new Set<string>([
   "two-factor",
   "organization",
   "authorized-apps",
+  "activity",
 ]);
 
 /** Pages open without a session (the others send a signed-out visitor to sign-in). */
@@ -109,6 +113,8 @@ export function parseRoute(hash: string): Route {
   }
   if (head === "tasks" && id) return { name: "task", params: { id } };
   if (head === "accept-invitation" && id) return { name: "accept-invitation", params: { id } };
+  if (head === "admin" && id === "events") return { name: "admin-events", params: {} };
+  if (head === "admin" && id === "webhooks") return { name: "admin-webhooks", params: {} };
   if (head === "admin" && id === "users") {
     const user = parts[2];
     return user ? { name: "admin-user", params: { id: user } } : { name: "admin-users", params: {} };

@@ -3,6 +3,7 @@ export { describeSettings, type VariableDoc } from "./document.js";
 export { environmentSettingsShape } from "./environment.js";
 export { loadConfig } from "./load.js";
 export { loggingSettingsShape, logSettings } from "./logging.js";
+export { type MetricsSettings, metricsSettings, metricsSettingsShape } from "./metrics.js";
 export {
   EDGE_LIMITS,
   loadServerLimits,
