@@ -22,6 +22,7 @@ import { healthRoutes } from "./routes/health.js";
 import { mailedLinkRoutes } from "./routes/mailed-links.js";
 import { openApiRoute } from "./routes/openapi.js";
 import { socialRoutes } from "./routes/social-routes.js";
+import { securityEventRoutes } from "./security-events/routes.js";
 import { IdentityService } from "./services/identity.js";
 import { createSocial } from "./services/oidc/index.js";
 import { VerifiedSignUp } from "./services/verified-sign-up.js";
@@ -159,6 +160,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     ...organizationRoutes(features),
     ...adminRoutes(features),
     ...oauthProviderRoutes(features, oauthStore),
+    ...securityEventRoutes(features),
     ...webhookRoutes(features),
   );
   routes.add(openApiRoute(routes, { serverUrl: config.baseUrl, cookieName: config.cookieName }));

@@ -139,6 +139,7 @@ export const accountView: View = (ctx, root) => {
       h("a", { href: "#/sessions", id: "account-sessions-link" }, "Where you are signed in"),
       h("a", { href: "#/security", id: "account-security-link" }, "Security: two-factor authentication and passkeys"),
       h("a", { href: "#/authorized-apps", id: "account-apps-link" }, "Authorized apps"),
+      h("a", { href: "#/activity", id: "account-activity-link" }, "Security activity"),
     ),
     h("div", { class: "columns" }, profileForm(ctx), emailForm(ctx)),
     linked.element,

@@ -11,11 +11,21 @@ import { reportSessionEnd } from "../session.js";
 /** Users shown per page of the search. */
 export const USERS_PER_PAGE = 20;
 
-/** The admin area's own links: users (search, suspensions, sessions, impersonation) and roles. */
-export function adminNav(current: "users" | "roles"): HTMLElement {
-  const link = (href: string, key: "users" | "roles", text: string) =>
+/** The admin area's pages, as its navigation names them. */
+export type AdminSection = "users" | "roles" | "events" | "webhooks";
+
+/** The admin area's own links: users (search, suspensions, sessions, impersonation), roles, security events and webhooks. */
+export function adminNav(current: AdminSection): HTMLElement {
+  const link = (href: string, key: AdminSection, text: string) =>
     h("a", { href, id: `admin-nav-${key}`, ...(current === key ? { "aria-current": "page" } : {}) }, text);
-  return h("nav", { class: "subnav", "aria-label": "Admin" }, link("#/admin/users", "users", "Users"), link("#/admin", "roles", "Roles"));
+  return h(
+    "nav",
+    { class: "subnav", "aria-label": "Admin" },
+    link("#/admin/users", "users", "Users"),
+    link("#/admin", "roles", "Roles"),
+    link("#/admin/events", "events", "Security events"),
+    link("#/admin/webhooks", "webhooks", "Webhooks"),
+  );
 }
 
 /** The line that says what a refused admin page is (403 for anyone without the admin role). */
