@@ -38,6 +38,7 @@ export {
   DEFAULT_MAX_TOKEN_LENGTH,
   DEFAULT_MAX_TOKEN_LIFETIME_SEC,
   extractBearerToken,
+  type VerificationOutcome,
   type Verifier,
   type VerifierOptions,
   type VerifierStats,

@@ -59,6 +59,11 @@ export interface RemoteKeySetOptions {
   headers?: Record<string, string>;
   /** Called after each successful refresh (same as {@link RemoteKeySet.onRefresh}). */
   onRefresh?: (event: KeySetRefreshEvent) => void;
+  /**
+   * Told how every fetch attempt ended: true when it installed a usable set, false when it failed
+   * (network, timeout, status, body, no usable key). For metrics: it must not throw.
+   */
+  onFetchOutcome?: (ok: boolean) => void;
 }
 
 interface LoadedSet {
@@ -99,6 +104,7 @@ export class RemoteKeySet {
   readonly #now: () => number;
   readonly #headers: Record<string, string>;
   readonly #listeners = new Set<(event: KeySetRefreshEvent) => void>();
+  readonly #onFetchOutcome: ((ok: boolean) => void) | undefined;
   readonly #closer = new AbortController();
   #set: LoadedSet | undefined;
   #inflight: Promise<void> | undefined;
@@ -126,6 +132,7 @@ export class RemoteKeySet {
     this.#now = options.now ?? Date.now;
     this.#headers = { accept: "application/json", ...options.headers };
     if (options.onRefresh) this.#listeners.add(options.onRefresh);
+    this.#onFetchOutcome = options.onFetchOutcome;
   }
 
   /**
@@ -269,10 +276,14 @@ export class RemoteKeySet {
     this.#lastAttemptAt = this.#now();
     this.#fetches += 1;
     const attempt = this.#load().then(
-      (keys) => this.#install(keys),
+      (keys) => {
+        this.#install(keys);
+        this.#reportFetch(true);
+      },
       (error: unknown) => {
         this.#failures += 1;
         this.#lastError = error;
+        this.#reportFetch(false);
         throw error;
       },
     );
@@ -282,6 +293,14 @@ export class RemoteKeySet {
     tracked.catch(noop);
     this.#inflight = tracked;
     return tracked;
+  }
+
+  #reportFetch(ok: boolean): void {
+    try {
+      this.#onFetchOutcome?.(ok);
+    } catch {
+      // An observer that fails must not change what the fetch did.
+    }
   }
 
   async #load(): Promise<Map<string, LoadedKey>> {

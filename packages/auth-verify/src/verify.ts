@@ -1,4 +1,4 @@
-import { AuthVerifyError, toAuthVerifyError } from "./errors.js";
+import { AuthVerifyError, type AuthVerifyErrorCode, toAuthVerifyError } from "./errors.js";
 import { type CheckedJwt, createJwtCheck, TOKEN_TYPE } from "./jwt-check.js";
 import { RemoteKeySet, type RemoteKeySetOptions, type RemoteKeySetStats } from "./remote-key-set.js";
 import {
@@ -57,7 +57,15 @@ export interface VerifierOptions extends Omit<RemoteKeySetOptions, "url" | "now"
   verifiedCache?: boolean | { maxEntries?: number };
   /** Clock in epoch milliseconds, shared with the key set it creates. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Told the outcome of every verification, once: `ok`, or the code of the refusal. For metrics
+   * (the API counts outcomes by code): it must not throw, and a throw is ignored.
+   */
+  onOutcome?: (outcome: VerificationOutcome) => void;
 }
+
+/** How one verification ended: `ok`, or the {@link AuthVerifyErrorCode} it was refused with. */
+export type VerificationOutcome = "ok" | AuthVerifyErrorCode;
 
 /** Counters of a {@link Verifier}. */
 export interface VerifierStats {
@@ -213,11 +221,22 @@ export function createVerifier(options: VerifierOptions): Verifier {
   let cacheHits = 0;
   let cryptoVerifications = 0;
   let failures = 0;
+  const onOutcome = options.onOutcome;
+
+  function report(outcome: VerificationOutcome): void {
+    if (onOutcome === undefined) return;
+    try {
+      onOutcome(outcome);
+    } catch {
+      // An observer that fails must not change the verification's answer.
+    }
+  }
 
   /** The cache's admission policy (second sighting) for what jose verified. */
   function admit(token: string, checked: CheckedJwt, nowMs: number): VerifiedToken {
     const verified: VerifiedToken = Object.freeze({ userId: checked.sub, claims: freezeClaims(checked.claims), kid: checked.kid });
     cache.admit(token, verified, (checked.exp + toleranceSec) * 1000, nowMs);
+    report("ok");
     return verified;
   }
 
@@ -231,10 +250,12 @@ export function createVerifier(options: VerifierOptions): Verifier {
     return pending.then((result) => admit(token, checkJwt.finish(result), nowMs));
   }
 
-  /** Counts and converts a failure of the asynchronous part. */
+  /** Counts, reports and converts a failure. */
   function fail(error: unknown): never {
     failures += 1;
-    throw toAuthVerifyError(error);
+    const refused = toAuthVerifyError(error);
+    report(refused.code);
+    throw refused;
   }
 
   function settle(pending: Promise<VerifiedToken>): Promise<VerifiedToken> {
@@ -251,6 +272,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     await keySet.getKey(hit.kid);
     if (cache.has(token)) {
       cacheHits += 1;
+      report("ok");
       return hit;
     }
     return verifyFresh(token, nowMs);
@@ -267,6 +289,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
       if (hit !== undefined) {
         if (keySet.isFresh()) {
           cacheHits += 1;
+          report("ok");
           return hit;
         }
         return settle(revalidateHit(token, hit, nowMs));
@@ -284,8 +307,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
         return admit(token, checked, nowMs);
       }, fail);
     } catch (error) {
-      failures += 1;
-      throw toAuthVerifyError(error);
+      return fail(error);
     }
   }
 
@@ -298,8 +320,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
       token = extractBearerToken(authorization);
     } catch (error) {
       verifications += 1;
-      failures += 1;
-      throw toAuthVerifyError(error);
+      return fail(error);
     }
     return verifyTokenNow(token);
   }
