@@ -15,6 +15,7 @@ export { errorBody, type WriteErrorOptions, writeError, writeUpgradeError } from
 export { type ErrorHandlerOptions, errorHandler, notFoundHandler, toAppError } from "./error-handler.js";
 export { type JsonBodyOptions, jsonBody } from "./json-body.js";
 export { createLogger, type LogFormat, type LoggerOptions, logFormat, redactUrl, requestLogging } from "./logger.js";
+export * from "./metrics/index.js";
 export * from "./route/index.js";
 export { type SecurityHeadersOptions, securityHeaders } from "./security-headers.js";
 export { type ServeOptions, serve } from "./serve.js";

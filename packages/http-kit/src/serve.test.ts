@@ -1,5 +1,7 @@
+import { spawn } from "node:child_process";
 import http, { type Server } from "node:http";
 import net from "node:net";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { addressKey, limitConnections, serverOptions } from "./connections.js";
 import { loadServerLimits, SERVICE_LIMITS, type ServerLimits } from "./settings/server.js";
@@ -161,5 +163,63 @@ describe("loadServerLimits", () => {
       maxConnectionsPerIp: 10,
     });
     expect(loadServerLimits({}, SERVICE_LIMITS)).toEqual(SERVICE_LIMITS);
+  });
+});
+
+/** A process whose only server is made by serve() from the built package, with a metrics listener on a free port. */
+const SERVED = `
+import { createLogger, serve, serviceMetrics } from ${JSON.stringify(fileURLToPath(new URL("../dist/index.js", import.meta.url)))};
+const logger = createLogger({ name: "served", format: "json" });
+await serve((req, res) => res.end("hello"), { port: 0, logger, metrics: serviceMetrics({ port: 0 }), onShutdown: async () => logger.info("shutdown hook") });
+`;
+
+describe("serve with a metrics listener", () => {
+  it("listens on both ports, counts the server's requests on /metrics, and stops both on SIGTERM", async () => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", SERVED], { stdio: ["ignore", "pipe", "inherit"] });
+    const lines: { msg?: string; port?: number }[] = [];
+    let pending = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      pending += chunk.toString();
+      const complete = pending.split("\n");
+      pending = complete.pop() ?? "";
+      for (const line of complete) if (line.startsWith("{")) lines.push(JSON.parse(line));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const portOf = (msg: string) => lines.find((l) => l.msg === msg)?.port;
+    try {
+      await vi.waitFor(() => expect(portOf("metrics listening")).toBeGreaterThan(0), { timeout: 10_000 });
+      const service = `http://127.0.0.1:${portOf("listening")}`;
+      const metrics = `http://127.0.0.1:${portOf("metrics listening")}`;
+      expect(await (await fetch(`${service}/a`)).text()).toBe("hello");
+      expect(await (await fetch(`${service}/b`)).text()).toBe("hello");
+      // Never through the service's own port.
+      expect(await (await fetch(`${service}/metrics`)).text()).toBe("hello");
+      const text = await (await fetch(`${metrics}/metrics`)).text();
+      expect(text).toContain('http_request_duration_seconds_count{method="GET",route="unmatched",status_class="2xx"} 3');
+      expect(text).toContain("nodejs_eventloop_lag_seconds");
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(lines.map((l) => l.msg)).toContain("shutdown hook");
+      await expect(fetch(`${metrics}/metrics`)).rejects.toThrow();
+      await expect(fetch(`${service}/`)).rejects.toThrow();
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
+  it("fails to start when the metrics port is taken, leaving the service port free", async () => {
+    const taken = http.createServer();
+    servers.push(taken);
+    await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
+    const port = (taken.address() as net.AddressInfo).port;
+    const script = SERVED.replace("serviceMetrics({ port: 0 })", `serviceMetrics({ port: ${port} })`);
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+    expect(code).not.toBe(0);
+    expect(stderr).toContain("EADDRINUSE");
   });
 });

@@ -2,6 +2,7 @@ import http, { type RequestListener, type Server } from "node:http";
 import type { Logger } from "pino";
 import { createLimitedServer } from "./connections.js";
 import { politeDrain } from "./drain.js";
+import { type ServeMetrics, startMetricsListener, stopMetricsListener } from "./metrics/index.js";
 import { SERVICE_LIMITS, type ServerLimits } from "./settings/server.js";
 
 /** Options of {@link serve}. */
@@ -25,6 +26,12 @@ export interface ServeOptions {
   drainMs?: number;
   /** Runs once every connection has closed, before exit (stop workers, close pools). */
   onShutdown?: () => Promise<void>;
+  /**
+   * The `/metrics` listener (METRICS_PORT; see {@link serviceMetrics}): it listens once the server
+   * does, observes the server's requests, stays scrapable through the drain and stops last.
+   * Undefined: no listener, nothing observed.
+   */
+  metrics?: ServeMetrics | undefined;
 }
 
 /**
@@ -34,7 +41,8 @@ export interface ServeOptions {
  * 2. lets open requests, streams and upgraded sockets end on their own, closing each keep-alive
  *    connection once idle, until `drainMs`, then runs `onDeadline` and closes the rest
  *    ({@link politeDrain});
- * 3. runs `onShutdown`, flushes the log and exits 0. A second signal exits 1 at once.
+ * 3. runs `onShutdown`, stops the metrics listener, flushes the log and exits 0. A second signal
+ *    exits 1 at once.
  *
  * The launcher stops the edge (gateway, web) last (tools/stack/src/launch.ts), so the goodbyes of
  * identity and the API travel through a gateway that is still relaying (docs/edge-limits.md).
@@ -52,6 +60,8 @@ export function serve(target: RequestListener | Server, options: ServeOptions): 
         });
   // Before the first upgrade, so upgraded sockets are known to the drain.
   const drain = politeDrain(server, logger);
+  options.metrics?.http?.observe(server);
+  let metricsServer: Server | undefined;
   const drainMs = options.drainMs ?? 10_000;
   let stopping = false;
   const stop = async (signal: NodeJS.Signals): Promise<void> => {
@@ -70,20 +80,34 @@ export function serve(target: RequestListener | Server, options: ServeOptions): 
     } catch (error) {
       logger.error({ err: error }, "shutdown hook failed");
     }
+    if (metricsServer) await stopMetricsListener(metricsServer);
     logger.info({ outcome }, "stopped");
     logger.flush?.();
     process.exit(0);
   };
-  return new Promise((resolve, reject) => {
+  const listening = new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host ?? "127.0.0.1", () => {
       server.off("error", reject);
       const address = server.address();
       const port = typeof address === "object" && address ? address.port : options.port;
       logger.info({ port, host: options.host ?? "127.0.0.1" }, "listening");
-      process.on("SIGTERM", (s) => void stop(s));
-      process.on("SIGINT", (s) => void stop(s));
-      resolve(server);
+      resolve();
     });
+  });
+  return listening.then(async () => {
+    const { metrics } = options;
+    if (metrics) {
+      try {
+        metricsServer = await startMetricsListener({ ...metrics, logger });
+      } catch (error) {
+        // A metrics port taken is a misconfiguration to see at start, not a service without metrics.
+        await new Promise((r) => server.close(r));
+        throw error;
+      }
+    }
+    process.on("SIGTERM", (s) => void stop(s));
+    process.on("SIGINT", (s) => void stop(s));
+    return server;
   });
 }

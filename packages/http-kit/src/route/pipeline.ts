@@ -1,6 +1,7 @@
 import { ok } from "@app/contracts";
 import type { Request, RequestHandler, Response } from "express";
 import { AppError } from "../app-error.js";
+import { setRouteTemplate } from "../metrics/http.js";
 import { parseOrThrow } from "../validate.js";
 import type { Guard } from "./guard.js";
 import { ANSWERED, type AnyRoute, routeKey } from "./spec.js";
@@ -32,7 +33,8 @@ const NO_INPUTS: Inputs = Object.freeze({ params: undefined, query: undefined })
  * Params and query are checked before the body is read (a bad id answers 400 without reading
  * it), and after the guards that come first (an unauthenticated caller gets 401, not 400).
  * Nothing awaits unless a step returns a promise; a failure is thrown or rejected, and Express
- * hands either to the one error handler (error-handler.ts).
+ * hands either to the one error handler (error-handler.ts). The response is labelled with the
+ * route's declared path first, for the request duration histogram (metrics/http.ts).
  */
 export function routeHandler(route: AnyRoute, options: PipelineOptions = {}): RequestHandler {
   const guards: readonly Guard[] = route.guards ?? [];
@@ -94,7 +96,11 @@ export function routeHandler(route: AnyRoute, options: PipelineOptions = {}): Re
     return finish(req, res, known);
   }
 
-  return (req, res) => from(0, req, res, undefined);
+  return (req, res) => {
+    // The request duration histogram's label (metrics/http.ts): the declared path, never the URL.
+    setRouteTemplate(res, route.path);
+    return from(0, req, res, undefined);
+  };
 }
 
 /** The error a response that breaks its route's schema becomes (only where responses are checked). */
