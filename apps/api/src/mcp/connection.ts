@@ -1,10 +1,9 @@
 import type { Prisma, PrismaClient } from "@app/db";
+import type { FetchLike, OutboundUrlPolicy } from "@app/http-kit/outbound";
 import type { SecretBox } from "@app/secret-box";
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { resourceUrlFromServerUrl } from "@modelcontextprotocol/sdk/shared/auth-utils.js";
 import { type Discovered, discover, register } from "./discovery.js";
-import type { OutboundUrlPolicy } from "./outbound-url.js";
-import type { FetchLike } from "./pinned-request.js";
 import { sealContext } from "./servers.js";
 
 /** Everything the SDK's authorization and token helpers need for one server. */

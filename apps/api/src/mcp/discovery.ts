@@ -1,3 +1,4 @@
+import { type FetchLike, type OutboundUrlPolicy, OutboundUrlRefused } from "@app/http-kit/outbound";
 import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
@@ -12,9 +13,6 @@ import type {
 import { checkResourceAllowed, resourceUrlFromServerUrl } from "@modelcontextprotocol/sdk/shared/auth-utils.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { mcpError } from "./errors.js";
-import type { OutboundUrlPolicy } from "./outbound-url.js";
-import { OutboundUrlRefused } from "./outbound-url.js";
-import type { FetchLike } from "./pinned-request.js";
 
 /** What connecting found out about an MCP server's authorization (stored on the server row). */
 export interface Discovered {

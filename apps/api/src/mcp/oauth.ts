@@ -2,14 +2,13 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { McpCallbackQuery } from "@app/contracts";
 import type { Prisma, PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
+import { type FetchLike, type OutboundUrlPolicy, pinnedFetch } from "@app/http-kit/outbound";
 import type { SecretBox } from "@app/secret-box";
 import { exchangeAuthorization, refreshAuthorization, startAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { Logger } from "pino";
 import { McpConnections } from "./connection.js";
 import { mcpError } from "./errors.js";
-import type { OutboundUrlPolicy } from "./outbound-url.js";
-import { type FetchLike, pinnedFetch } from "./pinned-request.js";
 import { type McpServersService, sealContext } from "./servers.js";
 
 /** How long an authorization may take from redirect to callback. */

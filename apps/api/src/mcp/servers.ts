@@ -1,11 +1,11 @@
 import type { CreateMcpServerBody, McpServerView, PageQuery, UpdateMcpServerBody } from "@app/contracts";
 import { Prisma, type PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
+import type { OutboundUrlPolicy } from "@app/http-kit/outbound";
 import type { SecretBox } from "@app/secret-box";
 import { newId } from "../lib/ids.js";
 import { keysetPage, type Page } from "../lib/pagination.js";
 import { notFound } from "../lib/refs.js";
-import type { OutboundUrlPolicy } from "./outbound-url.js";
 
 /** The status the API reports (a connected server without a token is an open one: it needs no authorization). */
 function statusOf(s: Prisma.McpServerModel): McpServerView["status"] {

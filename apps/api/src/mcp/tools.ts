@@ -1,6 +1,7 @@
 import type { CallMcpToolBody, McpTool, McpToolResult } from "@app/contracts";
 import type { Prisma } from "@app/db";
 import { AppError } from "@app/http-kit";
+import { type PinnedTarget, pinnedFetch, ResponseTooLarge } from "@app/http-kit/outbound";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -9,8 +10,6 @@ import { concurrencyLimitHeaders } from "../lib/user-caps.js";
 import { upstreamFailure } from "./discovery.js";
 import { mcpError } from "./errors.js";
 import type { McpOAuthService } from "./oauth.js";
-import type { PinnedTarget } from "./outbound-url.js";
-import { pinnedFetch, ResponseTooLarge } from "./pinned-request.js";
 import type { McpServersService } from "./servers.js";
 
 /** Settings of {@link McpToolsService} (MCP_CALL_TIMEOUT_MS, MCP_MAX_RESULT_BYTES, MCP_MAX_CALLS_PER_USER). */

@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OutboundUrlPolicy, OutboundUrlRefused } from "./outbound-url.js";
 import { pinnedFetch, ResponseTooLarge } from "./pinned-request.js";
+import { OutboundUrlPolicy, OutboundUrlRefused } from "./url-policy.js";
 
 let server: http.Server;
 let port: number;

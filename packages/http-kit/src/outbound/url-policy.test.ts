@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { isForbiddenAddress, OutboundUrlPolicy, OutboundUrlRefused } from "./outbound-url.js";
 import { pinnedLookup, pinnedPost } from "./pinned-request.js";
+import { isForbiddenAddress, isLoopbackAddress, OutboundUrlPolicy, OutboundUrlRefused } from "./url-policy.js";
 
 describe("isForbiddenAddress", () => {
   it("refuses loopback, link-local, private, CGNAT, this-network, multicast, ULA and mapped forms", () => {
@@ -116,6 +116,55 @@ describe("OutboundUrlPolicy", () => {
     }
   });
 });
+
+describe("the loopback allowance (webhook endpoints outside production)", () => {
+  const local = new OutboundUrlPolicy({
+    allowPrivate: false,
+    allowLoopback: true,
+    resolveAll: publicDns({
+      localhost: ["127.0.0.1", "::1"],
+      "as.example": ["93.184.216.34"],
+      "lan.example": ["192.168.1.20"],
+      "mixed.example": ["127.0.0.1", "10.0.0.7"],
+    }),
+  });
+
+  it("tells loopback from the other forbidden ranges", () => {
+    for (const address of ["127.0.0.1", "127.9.9.9", "::1", "[::1]", "::ffff:127.0.0.1"])
+      expect(isLoopbackAddress(address), address).toBe(true);
+    for (const address of ["10.0.0.1", "169.254.169.254", "::", "0.0.0.0", "8.8.8.8", "localhost"]) {
+      expect(isLoopbackAddress(address), address).toBe(false);
+    }
+  });
+
+  it("allows http and this host's loopback, and still refuses every other private or link-local address", async () => {
+    for (const url of [
+      "http://127.0.0.1:9/hook",
+      "http://[::1]:9/hook",
+      "http://localhost:9/hook",
+      "https://as.example/hook",
+      "http://as.example/hook",
+    ]) {
+      expect(local.problem(url), url).toBeUndefined();
+    }
+    for (const url of ["http://10.0.0.1/hook", "http://169.254.169.254/latest", "http://[fe80::1]/hook", "http://0.0.0.0/hook"]) {
+      expect(local.problem(url), url).toMatch(/private, loopback or link-local/);
+    }
+    expect(local.problem("ftp://127.0.0.1/")).toBe("must be an http(s) URL");
+    await expect(local.resolve("http://localhost:9/hook")).resolves.toMatchObject({ address: "127.0.0.1" });
+    for (const url of ["http://lan.example/hook", "http://mixed.example/hook"]) {
+      await expect(local.resolve(url), url).rejects.toBeInstanceOf(OutboundUrlRefused);
+    }
+  });
+
+  it("is off unless asked: the production policy refuses loopback and http", () => {
+    expect(strictPolicy().problem("http://127.0.0.1:9/hook")).toBe("must be an https URL");
+    expect(strictPolicy().problem("https://127.0.0.1:9/hook")).toMatch(/private, loopback or link-local/);
+    expect(strictPolicy().problem("https://localhost/hook")).toBe("must not point to localhost");
+  });
+});
+
+const strictPolicy = () => new OutboundUrlPolicy({ allowPrivate: false, resolveAll: publicDns({}) });
 
 describe("pinnedPost", () => {
   it("connects to the checked address whatever the name resolves to, and caps the body", async () => {
