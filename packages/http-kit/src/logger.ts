@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { isSpanContextValid, trace } from "@opentelemetry/api";
 import type { RequestHandler } from "express";
 import { type DestinationStream, type Level, type Logger, pino } from "pino";
 import { prettyFactory } from "pino-pretty";
@@ -202,10 +203,23 @@ function accessLevel(status: number, failed: boolean, routine: boolean): Level {
 }
 
 /**
+ * The trace id of the request's span when tracing is on (packages/telemetry: the HTTP
+ * instrumentation makes the span active before any handler runs); undefined when it is off,
+ * since without the SDK @opentelemetry/api has no context manager to hold a span.
+ */
+function activeTraceId(): string | undefined {
+  const span = trace.getActiveSpan();
+  if (!span) return undefined;
+  const spanContext = span.spanContext();
+  return isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
+}
+
+/**
  * Opens a request context (request id from a trusted `x-request-id` or a new UUID) and logs one
- * line per response with method, redacted URL, status, duration, request id and user id; no
- * headers, no bodies. The line has the shape pino-http gave it (`reqId`, `req`, `requestId`,
- * `userId`, `res`, `responseTime`, msg "request completed" / "request aborted"); failed responses
+ * line per response with method, redacted URL, status, duration, request id, user id and, when
+ * tracing is on, the `trace_id` that finds the request's spans; no headers, no bodies. The line
+ * has the shape pino-http gave it (`reqId`, `req`, `requestId`, `userId`, `res`, `responseTime`,
+ * msg "request completed" / "request aborted") plus `trace_id`; failed responses
  * (5xx, or a response error) are logged as "request errored" with an `err` through `logger`
  * itself, with its redaction, and written out at once.
  */
@@ -216,6 +230,7 @@ export function requestLogging(logger: Logger): RequestHandler[] {
     const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader("x-request-id", requestId);
     const context: RequestContext = { requestId };
+    const traceId = activeTraceId();
     const started = Date.now();
     let logged = false;
     const complete = (error?: unknown): void => {
@@ -230,6 +245,7 @@ export function requestLogging(logger: Logger): RequestHandler[] {
         userId: context.userId,
         res: { statusCode: res.headersSent ? res.statusCode : null },
         responseTime: Date.now() - started,
+        ...(traceId === undefined ? {} : { trace_id: traceId }),
       };
       if (error !== undefined || res.statusCode >= 500) {
         const err = error ?? new Error(`failed with status code ${res.statusCode}`);
