@@ -21,8 +21,10 @@ import {
 } from "@simplewebauthn/server";
 import type { Request, Response } from "express";
 import type { Logger } from "pino";
+import { NO_REQUEST, type RequestFacts, recordEvent, requestFacts } from "../security-events/record.js";
 import type { MailOutbox } from "../services/mail-outbox.js";
 import type { ActiveSession } from "../services/sessions.js";
+import { refusedFor } from "../sign-in/failures.js";
 import type { SignInFinisher } from "../sign-in/finish.js";
 import type { PasskeyChallenges } from "./challenges.js";
 
@@ -153,6 +155,7 @@ export class PasskeyCeremonies {
           },
         });
         const mail = await mailOutbox.enqueueMail({ kind: "passkey-added", to: user.email, body: this.#deps.securityPageUrl }, tx);
+        await recordEvent(tx, { type: "passkey_added", userId: user.id, detail: { passkeyId: passkey.id } }, requestFacts(req));
         return { passkey, mail };
       });
       if (mail === "queued") mailOutbox.wake();
@@ -181,14 +184,24 @@ export class PasskeyCeremonies {
 
   /**
    * Verifies a passkey sign-in and opens the session: a passkey with user verification is
-   * possession and a PIN or biometric, so it counts as both factors (sign-in/finish.ts).
+   * possession and a PIN or biometric, so it counts as both factors (sign-in/finish.ts). A refused
+   * passkey is recorded as `sign_in_failed` (naming its account when the credential is known).
    */
   async verifyAuthentication(req: Request, res: Response, body: VerifyPasskeyAuthenticationBody) {
-    const { prisma, rp, challenges, signIns, logger } = this.#deps;
+    const { signIns } = this.#deps;
+    const user = await signIns.attempt(req, { method: "passkey" }, () => this.#authenticate(req, res, body));
+    const finished = await signIns.finish(req, res, user, { method: "passkey", twoFactors: true });
+    if (finished.kind !== "session") throw new AppError("internal_error", "a passkey sign-in did not open a session");
+    return finished;
+  }
+
+  /** The user whose passkey signed `body`, its counter moved on; the refusals of {@link verifyAuthentication}. */
+  async #authenticate(req: Request, res: Response, body: VerifyPasskeyAuthenticationBody): Promise<User> {
+    const { prisma, rp, challenges, logger } = this.#deps;
     const expected = await challenges.consume(req, res, "passkey-authentication");
     const passkey = await prisma.passkey.findUnique({ where: { credentialId: body.response.id }, include: { user: true } });
-    const refused = () => new AppError("passkey_verification_failed", "the passkey sign-in did not verify");
-    if (!passkey) throw refused();
+    if (!passkey) throw new AppError("passkey_verification_failed", "the passkey sign-in did not verify");
+    const refused = () => refusedFor(new AppError("passkey_verification_failed", "the passkey sign-in did not verify"), passkey.userId);
     let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
       verification = await verifyAuthenticationResponse({
@@ -217,9 +230,7 @@ export class PasskeyCeremonies {
       data: { counter: BigInt(newCounter), backedUp: credentialBackedUp },
     });
     if (count !== 1) throw refused();
-    const finished = await signIns.finish(req, res, passkey.user, { method: "passkey", twoFactors: true });
-    if (finished.kind !== "session") throw new AppError("internal_error", "a passkey sign-in did not open a session");
-    return finished;
+    return passkey.user;
   }
 
   /** The user's passkeys, oldest first. */
@@ -237,9 +248,12 @@ export class PasskeyCeremonies {
     return passkeyView(passkey);
   }
 
-  /** Deletes one of the user's passkeys; another user's answers 404 like a missing one. */
-  async remove(userId: string, id: string): Promise<void> {
-    const { count } = await this.#deps.prisma.passkey.deleteMany({ where: { id, userId } });
-    if (count !== 1) throw notFound();
+  /** Deletes one of the user's passkeys, with its `passkey_removed` event; another user's answers 404 like a missing one. */
+  async remove(userId: string, id: string, facts: RequestFacts = NO_REQUEST): Promise<void> {
+    await this.#deps.prisma.$transaction(async (tx) => {
+      const { count } = await tx.passkey.deleteMany({ where: { id, userId } });
+      if (count !== 1) throw notFound();
+      await recordEvent(tx, { type: "passkey_removed", userId, detail: { passkeyId: id } }, facts);
+    });
   }
 }

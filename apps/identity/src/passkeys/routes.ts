@@ -18,6 +18,7 @@ import type { Response } from "express";
 import type { FeatureDeps } from "../features.js";
 import { signedInUser } from "../middleware/guards.js";
 import { resolvedUserId } from "../middleware/session-cookie.js";
+import { requestFacts } from "../security-events/record.js";
 import type { ActiveSession } from "../services/sessions.js";
 import { publicSession, publicUser } from "../views/public.js";
 import { PasskeyChallenges } from "./challenges.js";
@@ -125,8 +126,8 @@ export function passkeyRoutes(deps: FeatureDeps): AnyRoute[] {
       response: deletePasskeyResponse,
       reply: "json",
       guards: signedInWithBody,
-      handler: async ({ body, res }) => {
-        await ceremonies.remove(signedInUser(res).user.id, body.id);
+      handler: async ({ body, req, res }) => {
+        await ceremonies.remove(signedInUser(res).user.id, body.id, requestFacts(req));
         return { status: true as const };
       },
     }),

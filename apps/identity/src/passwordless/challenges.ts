@@ -3,6 +3,7 @@ import { EMAIL_OTP_ATTEMPTS, EMAIL_OTP_LENGTH, type EmailOtpType, emailSchema, P
 import type { Prisma, PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
 import { SecretBox } from "@app/secret-box";
+import { refusedFor } from "../sign-in/failures.js";
 
 /** Salt as in services/mail-outbox.ts and packages/secret-box, with infos of its own: independent keys. */
 const KDF_SALT = "token-auth-service";
@@ -25,6 +26,8 @@ export interface MagicLinkGrant {
 /** A code that matched (its row, not yet spent). */
 export interface MatchedCode {
   id: string;
+  /** The account the code went to, when the address had one then. */
+  userId: string | null;
 }
 
 const invalidCode = () => new AppError("invalid_code", "the code is wrong, used or replaced by a newer one");
@@ -102,9 +105,11 @@ export class MailChallenges {
     const subject = this.subject(email);
     const row = await this.#db.authChallenge.findFirst({ where: { purpose, subject }, orderBy: { createdAt: "desc" } });
     if (!row) throw invalidCode();
+    // A refusal of a code that went to an account names it in the failure event (sign-in/failures.ts).
+    const refused = (error: AppError) => refusedFor(error, row.userId);
     if (row.expiresAt.getTime() <= this.#now()) {
       await this.#db.authChallenge.deleteMany({ where: { id: row.id } });
-      throw new AppError("code_expired", "the code has expired: ask for a new one");
+      throw refused(new AppError("code_expired", "the code has expired: ask for a new one"));
     }
     const claimed = await this.#db.authChallenge.updateMany({
       where: { id: row.id, attempts: { lt: EMAIL_OTP_ATTEMPTS } },
@@ -112,13 +117,13 @@ export class MailChallenges {
     });
     if (claimed.count === 0) {
       if (row.attempts >= EMAIL_OTP_ATTEMPTS || (await this.#db.authChallenge.count({ where: { id: row.id } })) > 0)
-        throw new AppError("too_many_attempts", "too many wrong codes: ask for a new one");
-      throw invalidCode();
+        throw refused(new AppError("too_many_attempts", "too many wrong codes: ask for a new one"));
+      throw refused(invalidCode());
     }
     const typed = Buffer.from(this.#mac(purpose, subject, code));
     const stored = Buffer.from(row.secretHash);
-    if (typed.length !== stored.length || !timingSafeEqual(typed, stored)) throw invalidCode();
-    return { id: row.id };
+    if (typed.length !== stored.length || !timingSafeEqual(typed, stored)) throw refused(invalidCode());
+    return { id: row.id, userId: row.userId };
   }
 
   /** Gives back the try a matched code took (check-verification-otp checks without using). */

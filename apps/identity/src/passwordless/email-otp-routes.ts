@@ -14,6 +14,7 @@ import { type AnyRoute, defineRoute } from "@app/http-kit";
 import type { Request } from "express";
 import type { FeatureDeps } from "../features.js";
 import { readSessionCookie } from "../middleware/session-cookie.js";
+import { requestFacts } from "../security-events/record.js";
 import { publicUser } from "../views/public.js";
 import { signInAnswer } from "./answers.js";
 import type { EmailOtps } from "./email-otp.js";
@@ -97,7 +98,7 @@ export function emailOtpRoutes(deps: FeatureDeps, otps: EmailOtps): AnyRoute[] {
       reply: "json",
       guards: using,
       handler: async ({ body, req, res }) => {
-        const user = await otps.signIn(body);
+        const user = await deps.signIns.attempt(req, { method: "email-otp" }, () => otps.signIn(body, requestFacts(req)));
         return signInAnswer(await deps.signIns.finish(req, res, user, { method: "email-otp" }));
       },
     }),
@@ -111,7 +112,7 @@ export function emailOtpRoutes(deps: FeatureDeps, otps: EmailOtps): AnyRoute[] {
       reply: "json",
       guards: [...using, guards.sessionCookies],
       handler: async ({ body, req }) => {
-        const user = await otps.verifyEmail(body.email, body.otp, sessionOf(req));
+        const user = await otps.verifyEmail(body.email, body.otp, sessionOf(req), requestFacts(req));
         return { status: true as const, token: null, user: publicUser(user) };
       },
     }),
@@ -124,8 +125,8 @@ export function emailOtpRoutes(deps: FeatureDeps, otps: EmailOtps): AnyRoute[] {
       response: otpSuccessResponse,
       reply: "json",
       guards: [...using, guards.passwordQueue],
-      handler: async ({ body }) => {
-        await otps.resetPassword(body.email, body.otp, body.password);
+      handler: async ({ body, req }) => {
+        await otps.resetPassword(body.email, body.otp, body.password, requestFacts(req));
         return SUCCESS;
       },
     }),

@@ -1,11 +1,16 @@
 import type { EmailOtpType, SignInEmailOtpBody } from "@app/contracts";
 import type { PrismaClient, User } from "@app/db";
 import { AppError } from "@app/http-kit";
+import type { RequestFacts } from "../security-events/record.js";
 import type { MailKind } from "../services/account-mail.js";
 import type { MailOutbox } from "../services/mail-outbox.js";
 import { hashPassword } from "../services/passwords.js";
+import { refusedFor } from "../sign-in/failures.js";
 import { codePurpose, type MailChallenges } from "./challenges.js";
 import type { MailboxProof } from "./mailbox-proof.js";
+
+/** Events of this file's proofs name this method. */
+const METHOD = "email-otp";
 
 const KINDS = {
   "sign-in": "sign-in-otp",
@@ -60,12 +65,13 @@ export class EmailOtps {
    * Signs in with a sign-in code: one transaction spends it and takes the account, creating it
    * (verified) when there is none and proving the mailbox of one that exists (mailbox-proof.ts).
    */
-  async signIn(body: SignInEmailOtpBody): Promise<User> {
+  async signIn(body: SignInEmailOtpBody, facts: RequestFacts): Promise<User> {
     const matched = await this.#challenges.match(codePurpose("sign-in"), body.email, body.otp);
+    const audit = { method: METHOD, facts };
     return this.#db.$transaction(async (tx) => {
-      if (!(await this.#challenges.spend(tx, matched))) throw new AppError("invalid_code", "the code was used");
-      const { user } = await this.#proof.lockOrCreate(tx, body.email, { name: body.name, image: body.image });
-      return this.#proof.prove(tx, user);
+      if (!(await this.#challenges.spend(tx, matched))) throw refusedFor(new AppError("invalid_code", "the code was used"), matched.userId);
+      const { user } = await this.#proof.lockOrCreate(tx, body.email, { name: body.name, image: body.image }, audit);
+      return this.#proof.prove(tx, user, audit);
     });
   }
 
@@ -74,7 +80,12 @@ export class EmailOtps {
    * nobody proved, everything else that opens the account ends unless the request carries a live
    * session of the user (`sessionOf` names it), which stays with the password and providers.
    */
-  async verifyEmail(email: string, otp: string, sessionOf: (userId: string) => Promise<string | undefined>): Promise<User> {
+  async verifyEmail(
+    email: string,
+    otp: string,
+    sessionOf: (userId: string) => Promise<string | undefined>,
+    facts: RequestFacts,
+  ): Promise<User> {
     const matched = await this.#challenges.match(codePurpose("email-verification"), email, otp);
     const holder = await this.#db.user.findUnique({ where: { email }, select: { id: true } });
     const keepSessionId = holder ? await sessionOf(holder.id) : undefined;
@@ -82,7 +93,7 @@ export class EmailOtps {
       if (!(await this.#challenges.spend(tx, matched))) throw new AppError("invalid_code", "the code was used");
       const user = await this.#proof.lock(tx, email);
       if (!user) throw noAccount();
-      return this.#proof.prove(tx, user, user.id === holder?.id ? keepSessionId : undefined);
+      return this.#proof.prove(tx, user, { method: METHOD, facts }, user.id === holder?.id ? keepSessionId : undefined);
     });
   }
 
@@ -90,14 +101,14 @@ export class EmailOtps {
    * Sets a new password with a reset code: the code is checked before any hashing, then one
    * transaction spends it and resets (mailbox-proof.ts `resetPassword`: every session ends).
    */
-  async resetPassword(email: string, otp: string, password: string): Promise<void> {
+  async resetPassword(email: string, otp: string, password: string, facts: RequestFacts): Promise<void> {
     const matched = await this.#challenges.match(codePurpose("forget-password"), email, otp);
     const passwordHash = await hashPassword(password);
     await this.#db.$transaction(async (tx) => {
       if (!(await this.#challenges.spend(tx, matched))) throw new AppError("invalid_code", "the code was used");
       const user = await this.#proof.lock(tx, email);
       if (!user) throw noAccount();
-      await this.#proof.resetPassword(tx, user, passwordHash);
+      await this.#proof.resetPassword(tx, user, passwordHash, { method: METHOD, facts });
     });
   }
 }

@@ -11,11 +11,12 @@ import {
 import { ANSWERED, type Answered, type AnyRoute, AppError, defineRoute, isAppError } from "@app/http-kit";
 import type { Request, Response } from "express";
 import type { FeatureDeps } from "../features.js";
+import { requestFacts } from "../security-events/record.js";
 import { trustedCallback, withQuery } from "../services/callback-url.js";
 import { TWO_FACTOR_PAGE } from "../sign-in/finish.js";
 import { homeOf, invalidLinkPage, isServiceBase } from "../views/link-pages.js";
 import { signInAnswer } from "./answers.js";
-import type { MagicLinkGrant } from "./challenges.js";
+import { MAGIC_LINK, type MagicLinkGrant } from "./challenges.js";
 import type { LinkCallbacks, MagicLinks } from "./magic-link.js";
 import { magicLinkPage, signedInPage } from "./pages.js";
 
@@ -25,6 +26,7 @@ type Answer = PasswordlessSignInResponse | Answered;
 
 /** A browser's navigation (HTML preferred), as routes/mailed-links.ts tells it from API clients. */
 const wantsPage = (req: Request) => req.accepts(["json", "html"]) === "html";
+const invalidLink = () => new AppError("invalid_token", "the link is invalid, used or expired");
 
 /**
  * The magic link's routes (better-auth's `magicLink` wire). Scanner safety mirrors verify-email
@@ -76,7 +78,13 @@ export function magicLinkRoutes(deps: FeatureDeps, links: MagicLinks): AnyRoute[
     const target = callbacks.errorCallbackURL ?? callbacks.callbackURL;
     if (mayRedirect && target) return redirect(req, res, withQuery(target, { error: "INVALID_TOKEN" }));
     if (mayRedirect && wantsPage(req)) return page(() => invalidLinkPage(res, home));
-    throw new AppError("invalid_token", "the link is invalid, used or expired");
+    throw invalidLink();
+  };
+
+  /** A sign-in with a link that is unknown, used or expired: recorded as refused, then answered as {@link invalid}. */
+  const refused = async (req: Request, res: Response, callbacks: LinkCallbacks, mayRedirect: boolean): Promise<Answered> => {
+    await deps.signIns.failed(req, invalidLink(), { method: MAGIC_LINK });
+    return invalid(req, res, callbacks, mayRedirect);
   };
 
   /**
@@ -87,12 +95,12 @@ export function magicLinkRoutes(deps: FeatureDeps, links: MagicLinks): AnyRoute[
   const use = async (req: Request, res: Response, grant: MagicLinkGrant, callbacks: LinkCallbacks, redirects: boolean): Promise<Answer> => {
     let used: Awaited<ReturnType<MagicLinks["use"]>>;
     try {
-      used = await links.use(grant);
+      used = await deps.signIns.attempt(req, { method: MAGIC_LINK }, () => links.use(grant, requestFacts(req)));
     } catch (error) {
       if (isAppError(error) && error.code === "invalid_token") return invalid(req, res, callbacks, redirects);
       throw error;
     }
-    const finished = await deps.signIns.finish(req, res, used.user, { method: "magic-link" });
+    const finished = await deps.signIns.finish(req, res, used.user, { method: MAGIC_LINK });
     if (!redirects) return signInAnswer(finished);
     const target = (used.created ? callbacks.newUserCallbackURL : undefined) ?? callbacks.callbackURL;
     if (finished.kind === "two-factor") return redirect(req, res, twoFactorPage(target));
@@ -143,7 +151,7 @@ export function magicLinkRoutes(deps: FeatureDeps, links: MagicLinks): AnyRoute[
           const action = actionOf(query.token, callbacks);
           return page(() => magicLinkPage(res, { action, email: grant.email, redirectOrigins: originsOf(callbacks) }));
         }
-        if (!grant) return invalid(req, res, callbacks, true);
+        if (!grant) return refused(req, res, callbacks, true);
         return use(req, res, grant, callbacks, callbacks.callbackURL !== undefined);
       },
     }),
@@ -166,7 +174,7 @@ export function magicLinkRoutes(deps: FeatureDeps, links: MagicLinks): AnyRoute[
         });
         const token = body.token ?? query.token;
         const grant = token === undefined ? undefined : await links.find(token);
-        if (!grant) return invalid(req, res, callbacks, !json);
+        if (!grant) return refused(req, res, callbacks, !json);
         return use(req, res, grant, callbacks, !json);
       },
     }),

@@ -1,6 +1,7 @@
 import { AUTH_BASE_PATH, type SignInMagicLinkBody } from "@app/contracts";
 import type { PrismaClient, User } from "@app/db";
 import { AppError } from "@app/http-kit";
+import type { RequestFacts } from "../security-events/record.js";
 import type { MailOutbox } from "../services/mail-outbox.js";
 import { MAGIC_LINK, type MagicLinkGrant, type MailChallenges } from "./challenges.js";
 import type { MailboxProof } from "./mailbox-proof.js";
@@ -62,11 +63,12 @@ export class MagicLinks {
    * (verified) when there is none and proving the mailbox of one that exists. 400
    * `invalid_token` when another request used it first.
    */
-  async use(grant: MagicLinkGrant): Promise<{ user: User; created: boolean }> {
+  async use(grant: MagicLinkGrant, facts: RequestFacts): Promise<{ user: User; created: boolean }> {
+    const audit = { method: MAGIC_LINK, facts };
     return this.#db.$transaction(async (tx) => {
       if (!(await this.#challenges.spend(tx, grant))) throw invalidLink();
-      const { user, created } = await this.#proof.lockOrCreate(tx, grant.email, { name: grant.name });
-      return { user: await this.#proof.prove(tx, user), created };
+      const { user, created } = await this.#proof.lockOrCreate(tx, grant.email, { name: grant.name }, audit);
+      return { user: await this.#proof.prove(tx, user, audit), created };
     });
   }
 }

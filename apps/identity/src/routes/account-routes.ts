@@ -22,6 +22,7 @@ import {
 import { type AnyRoute, defineRoute, isAppError } from "@app/http-kit";
 import { type IdentityGuards, signedInUser } from "../middleware/guards.js";
 import { type CookieSettings, clearSessionCookie } from "../middleware/session-cookie.js";
+import { requestFacts } from "../security-events/record.js";
 import type { IdentityService } from "../services/identity.js";
 import { publicUser } from "../views/public.js";
 
@@ -115,9 +116,9 @@ export function accountRoutes(
       response: changePasswordResponse,
       reply: "json",
       guards: [guards.origin, guards.noStore, ...passwordChecked, guards.signedIn, guards.notImpersonated],
-      handler: async ({ body, res }) => {
+      handler: async ({ body, req, res }) => {
         const active = signedInUser(res);
-        await service.settings.changePassword(active.session, body);
+        await service.settings.changePassword(active.session, body, requestFacts(req));
         return { token: null, user: publicUser(active.user) };
       },
     }),
@@ -154,11 +155,11 @@ export function accountRoutes(
       response: statusResponse,
       reply: "json",
       guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
-      handler: async ({ body, res }) => {
+      handler: async ({ body, req, res }) => {
         const active = signedInUser(res);
         // A list-sessions token is the session's id; a whole cookie value is `<id>.<secret>`.
         const id = body.id ?? (body.token ?? "").split(".")[0] ?? "";
-        await service.settings.revokeSession(active.user.id, id);
+        await service.settings.revokeSession(active.user.id, id, requestFacts(req));
         if (id === active.session.id) clearSessionCookie(res, cookie);
         return STATUS;
       },
@@ -171,8 +172,8 @@ export function accountRoutes(
       response: statusResponse,
       reply: "json",
       guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
-      handler: async ({ res }) => {
-        await service.settings.revokeOtherSessions(signedInUser(res).session);
+      handler: async ({ req, res }) => {
+        await service.settings.revokeOtherSessions(signedInUser(res).session, requestFacts(req));
         return STATUS;
       },
     }),
@@ -184,8 +185,8 @@ export function accountRoutes(
       response: statusResponse,
       reply: "json",
       guards: [guards.origin, guards.noStore, guards.body, guards.cookies, guards.signedIn],
-      handler: async ({ res }) => {
-        await service.settings.revokeSessions(signedInUser(res).user.id);
+      handler: async ({ req, res }) => {
+        await service.settings.revokeSessions(signedInUser(res).user.id, requestFacts(req));
         clearSessionCookie(res, cookie);
         return STATUS;
       },
@@ -218,10 +219,10 @@ export function accountRoutes(
       response: deleteUserResponse,
       reply: "json",
       guards: [guards.origin, guards.noStore, ...passwordChecked, guards.signedIn, guards.notImpersonated],
-      handler: async ({ body, res }) => {
+      handler: async ({ body, req, res }) => {
         // The callback is checked (403) whichever way the request goes; only the mailed link carries it.
         if (body.callbackURL !== undefined) service.recovery.callback(body.callbackURL);
-        const answer = await service.settings.deleteUser(signedInUser(res), body, deletionProofs);
+        const answer = await service.settings.deleteUser(signedInUser(res), body, deletionProofs, requestFacts(req));
         if (answer.message === "User deleted") clearSessionCookie(res, cookie);
         return answer;
       },

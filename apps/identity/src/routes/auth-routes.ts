@@ -15,6 +15,7 @@ import { type AnyRoute, AppError, defineRoute } from "@app/http-kit";
 import type { Request, Response } from "express";
 import type { IdentityGuards } from "../middleware/guards.js";
 import { type CookieSettings, clearSessionCookie, readSessionCookie, setSessionCookie } from "../middleware/session-cookie.js";
+import { requestFacts } from "../security-events/record.js";
 import type { IdentityService } from "../services/identity.js";
 import type { VerifiedSignUp } from "../services/verified-sign-up.js";
 import type { SignInFinisher } from "../sign-in/finish.js";
@@ -76,8 +77,8 @@ export function authRoutes(
         guards.passwordQueue,
       ],
       handler: async ({ body, req, res }) => {
-        if (verifiedSignUp) return { token: null, user: publicUser(await verifiedSignUp.signUp(body)) };
-        const { token, session, user } = await service.signUp(body, requestMeta(req));
+        if (verifiedSignUp) return { token: null, user: publicUser(await verifiedSignUp.signUp(body, requestFacts(req))) };
+        const { token, session, user } = await service.signUp(body, requestMeta(req), requestFacts(req));
         setSessionCookie(res, cookie, token, session.expiresAt);
         return { session: publicSession(session), user: publicUser(user) };
       },
@@ -100,7 +101,7 @@ export function authRoutes(
         guards.passwordQueue,
       ],
       handler: async ({ body, req, res }) => {
-        const user = await service.checkSignIn(body);
+        const user = await signIns.attempt(req, { method: "password" }, () => service.checkSignIn(body));
         const finished = await signIns.finish(req, res, user, {
           method: "password",
           ...(body.rememberMe === undefined ? {} : { rememberMe: body.rememberMe }),
@@ -144,7 +145,7 @@ export function authRoutes(
       reply: "json",
       guards: [guards.origin, guards.noStore, guards.body, guards.sessionCookies],
       handler: async ({ req, res }) => {
-        await service.signOut(readSessionCookie(req, cookie));
+        await service.signOut(readSessionCookie(req, cookie), requestFacts(req));
         clearSessionCookie(res, cookie);
         return { success: true as const };
       },

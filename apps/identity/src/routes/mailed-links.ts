@@ -17,6 +17,7 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import type { IdentityGuards } from "../middleware/guards.js";
 import { type CookieSettings, clearSessionCookie, readSessionCookie } from "../middleware/session-cookie.js";
+import { requestFacts } from "../security-events/record.js";
 import { withQuery } from "../services/callback-url.js";
 import type { IdentityService } from "../services/identity.js";
 import type { FoundToken } from "../services/mail-tokens.js";
@@ -106,7 +107,7 @@ export function mailedLinkRoutes(service: IdentityService, guards: IdentityGuard
   ): Promise<VerifyAnswer> => {
     const json = req.method === "POST" && Boolean(req.is("application/json"));
     try {
-      const { user, resetToken, pendingEmail } = await service.links.use(found, proof, callback);
+      const { user, resetToken, pendingEmail } = await service.links.use(found, proof, callback, requestFacts(req));
       if (pendingEmail && !json) return page(() => linkSentPage(res, pendingEmail));
       // The password ended: the clicker chooses a new one on the reset page, as the reset link's GET sends them.
       const next = callback && resetToken ? withQuery(new URL("/reset-password", callback).href, { token: resetToken }) : callback;
@@ -165,7 +166,7 @@ export function mailedLinkRoutes(service: IdentityService, guards: IdentityGuard
       handler: async ({ body, req }) => {
         const token = body.token ?? (typeof req.query.token === "string" ? req.query.token : undefined);
         if (!token) throw new AppError("invalid_token", "token is required");
-        await service.links.resetPassword(token, body.newPassword);
+        await service.links.resetPassword(token, body.newPassword, requestFacts(req));
         return STATUS;
       },
     }),
@@ -229,7 +230,7 @@ export function mailedLinkRoutes(service: IdentityService, guards: IdentityGuard
           throw new AppError("unauthorized", "sign in to the account, then open the link again");
         }
         try {
-          await service.settings.deleteWithLink(active.user.id, query.token, service.mailTokens);
+          await service.settings.deleteWithLink(active.user.id, query.token, service.mailTokens, requestFacts(req));
         } catch (error) {
           if (!isAppError(error) || error.code !== "invalid_token") throw error;
           if (callback) return redirect(req, res, withQuery(callback, { error: "INVALID_TOKEN" }));

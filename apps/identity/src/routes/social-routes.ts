@@ -13,6 +13,7 @@ import type { CookieOptions } from "express";
 import { z } from "zod";
 import { type IdentityGuards, signedInUser } from "../middleware/guards.js";
 import type { CookieSettings } from "../middleware/session-cookie.js";
+import { requestFacts } from "../security-events/record.js";
 import { FLOW_TTL_SECONDS } from "../services/oidc/flow-state.js";
 import type { Social } from "../services/oidc/index.js";
 import { SocialCallbackError } from "../services/oidc/social-sign-in.js";
@@ -103,8 +104,12 @@ export function socialRoutes(
         const current = new URL(social.redirectUri(params.provider));
         current.search = new URL(req.originalUrl, "http://localhost").search;
         try {
-          const done = await social.finish(params.provider, current, typeof sealed === "string" ? sealed : undefined, (user) =>
-            signIns.finish(req, res, user, { method: "provider" }),
+          const done = await social.finish(
+            params.provider,
+            current,
+            typeof sealed === "string" ? sealed : undefined,
+            (user) => signIns.finish(req, res, user, { method: "provider" }),
+            requestFacts(req),
           );
           res.redirect(302, done.linked || done.signedIn.kind === "session" ? done.redirectTo : twoFactorPage(done.redirectTo));
         } catch (error) {

@@ -12,6 +12,9 @@ import {
 import type { Prisma, PrismaClient, Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import { checkAccountDeletion, leaveOrganizationsForAccountDeletion } from "../organizations/account-deletion.js";
+import { NO_REQUEST, type RequestFacts, recordEvent } from "../security-events/record.js";
+import { enqueueWebhook } from "../webhooks/outbox.js";
+import { endSessions, type SessionEndReason, userUpdated } from "./account-events.js";
 import type { MailTokens } from "./mail-tokens.js";
 import { hashPassword, verifyPassword } from "./passwords.js";
 import { endSignInMeans } from "./sign-in-means.js";
@@ -26,6 +29,13 @@ export interface DeletionProofs {
   tokens: MailTokens;
   /** Mails the confirmation link (services/account-recovery.ts); undefined when no mail can be sent. */
   mail: ((user: User, callbackURL: string | undefined) => Promise<void>) | undefined;
+}
+
+/** A user's own deletion, for its `account_deleted` event. */
+export interface DeletionAudit {
+  facts: RequestFacts;
+  /** What proved the deletion: `password`, `fresh-session`, `link` (the mailed confirmation). */
+  method?: string | undefined;
 }
 
 /** The row fields a session view is built from. */
@@ -76,21 +86,36 @@ export class AccountSettings {
     return Boolean(account?.passwordHash);
   }
 
-  /** POST change-password; with `revokeOtherSessions` every other session of the user ends. */
-  async changePassword(session: Session, input: ChangePasswordBody): Promise<void> {
+  /**
+   * POST change-password; with `revokeOtherSessions` every other session of the user ends. The
+   * change, its `password_changed` event and the ended sessions' webhooks share a transaction.
+   */
+  async changePassword(session: Session, input: ChangePasswordBody, facts: RequestFacts = NO_REQUEST): Promise<void> {
     await this.#checkPassword(session.userId, input.currentPassword);
     const passwordHash = await hashPassword(input.newPassword);
-    await this.#db.$transaction([
-      this.#db.account.updateMany({ where: { userId: session.userId, providerId: CREDENTIAL }, data: { passwordHash } }),
-      ...(input.revokeOtherSessions ? [this.#db.session.deleteMany({ where: { userId: session.userId, id: { not: session.id } } })] : []),
-    ]);
+    await this.#db.$transaction(async (tx) => {
+      await tx.account.updateMany({ where: { userId: session.userId, providerId: CREDENTIAL }, data: { passwordHash } });
+      const ended = input.revokeOtherSessions ? await endSessions(tx, session.userId, "password_changed", { keep: session.id }) : [];
+      await recordEvent(
+        tx,
+        { type: "password_changed", userId: session.userId, ...(ended.length ? { detail: { sessionsEnded: ended.length } } : {}) },
+        facts,
+      );
+    });
   }
 
-  /** POST update-user: name and/or image (`null` removes it). The email changes only by change-email. */
+  /**
+   * POST update-user: name and/or image (`null` removes it), with the `user.updated` webhook. The
+   * email changes only by change-email.
+   */
   updateUser(userId: string, input: UpdateUserBody): Promise<User> {
-    return this.#db.user.update({
-      where: { id: userId },
-      data: { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.image !== undefined ? { image: input.image } : {}) },
+    return this.#db.$transaction(async (tx) => {
+      const user = await tx.user.update({
+        where: { id: userId },
+        data: { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.image !== undefined ? { image: input.image } : {}) },
+      });
+      await userUpdated(tx, user);
+      return user;
     });
   }
 
@@ -112,21 +137,31 @@ export class AccountSettings {
     }));
   }
 
+  /**
+   * Ends sessions of `userId` with one `session_revoked` event (how many ended) and a
+   * `session.revoked` webhook per session; nothing is recorded when none ended.
+   */
+  async #revoke(userId: string, scope: { keep?: string; only?: string }, facts: RequestFacts, reason: SessionEndReason = "revoked") {
+    return this.#db.$transaction(async (tx) => {
+      const ended = await endSessions(tx, userId, reason, scope);
+      if (ended.length) await recordEvent(tx, { type: "session_revoked", userId, detail: { count: ended.length } }, facts);
+      return ended.length;
+    });
+  }
+
   /** POST revoke-session: one of the user's own sessions by id (another user's id does nothing). */
-  async revokeSession(userId: string, sessionId: string): Promise<void> {
-    await this.#db.session.deleteMany({ where: { userId, id: sessionId } });
+  async revokeSession(userId: string, sessionId: string, facts: RequestFacts = NO_REQUEST): Promise<void> {
+    await this.#revoke(userId, { only: sessionId }, facts);
   }
 
   /** POST revoke-other-sessions. */
-  async revokeOtherSessions(current: Session): Promise<number> {
-    const { count } = await this.#db.session.deleteMany({ where: { userId: current.userId, id: { not: current.id } } });
-    return count;
+  revokeOtherSessions(current: Session, facts: RequestFacts = NO_REQUEST): Promise<number> {
+    return this.#revoke(current.userId, { keep: current.id }, facts);
   }
 
   /** POST revoke-sessions: every session of the user, the request's own included. */
-  async revokeSessions(userId: string): Promise<number> {
-    const { count } = await this.#db.session.deleteMany({ where: { userId } });
-    return count;
+  revokeSessions(userId: string, facts: RequestFacts = NO_REQUEST): Promise<number> {
+    return this.#revoke(userId, {}, facts);
   }
 
   /**
@@ -152,13 +187,18 @@ export class AccountSettings {
    * cookie alone never deletes an account that has a password (docs/accounts.md). A given
    * password deletes at once, whatever the session's age.
    */
-  async deleteUser(active: { session: Session; user: User }, input: DeleteUserBody, proofs: DeletionProofs): Promise<DeleteUserResponse> {
+  async deleteUser(
+    active: { session: Session; user: User },
+    input: DeleteUserBody,
+    proofs: DeletionProofs,
+    facts: RequestFacts = NO_REQUEST,
+  ): Promise<DeleteUserResponse> {
     const { session, user } = active;
     if (input.password !== undefined) await this.#checkPassword(user.id, input.password);
     // An organization with other members keeps an owner: its last owner hands it on first (409).
     await checkAccountDeletion(this.#db, user.id);
     if (input.token !== undefined) {
-      await this.deleteWithLink(user.id, input.token, proofs.tokens);
+      await this.deleteWithLink(user.id, input.token, proofs.tokens, facts);
       return { success: true, message: "User deleted" };
     }
     const fresh = this.#now() - session.createdAt.getTime() < proofs.freshAgeMs;
@@ -167,7 +207,7 @@ export class AccountSettings {
       await proofs.mail(user, input.callbackURL);
       return { success: true, message: "Verification email sent" };
     }
-    await this.deleteAccount(user.id);
+    await this.deleteAccount(user.id, undefined, { facts, method: input.password === undefined ? "fresh-session" : "password" });
     return { success: true, message: "User deleted" };
   }
 
@@ -176,13 +216,17 @@ export class AccountSettings {
    * account of `userId` when `token` is its live `delete-account` link, spent in the deletion's
    * transaction (of two concurrent uses one deletes); 400 `invalid_token` else.
    */
-  async deleteWithLink(userId: string, token: string, tokens: MailTokens): Promise<void> {
+  async deleteWithLink(userId: string, token: string, tokens: MailTokens, facts: RequestFacts = NO_REQUEST): Promise<void> {
     const invalid = () => new AppError("invalid_token", "the link is invalid, used or expired");
     const found = await tokens.find(["delete-account"], token);
     if (!found || found.userId !== userId) throw invalid();
-    await this.deleteAccount(userId, async (tx) => {
-      if (!(await tokens.spend(tx, found))) throw invalid();
-    });
+    await this.deleteAccount(
+      userId,
+      async (tx) => {
+        if (!(await tokens.spend(tx, found))) throw invalid();
+      },
+      { facts, method: "link" },
+    );
   }
 
   /**
@@ -191,14 +235,17 @@ export class AccountSettings {
    * name replaced, so the address is free at once), a `user_deletion` row is written and
    * `auth_user_deleted` NOTIFYed (delivered on commit). The API deletes its rows and files and
    * sets `api_done_at`; {@link completeDeletions} then deletes the user row (docs/accounts.md).
-   * An admin's remove-user (admin/users.ts) is the same deletion.
+   * An admin's remove-user (admin/users.ts) is the same deletion. Every session ended gets its
+   * `session.revoked` webhook; with `audit` (the user's own deletion) the transaction also
+   * records `account_deleted` and the `user.deleted` webhook, which remove-user writes itself
+   * with its admin as the actor.
    */
-  async deleteAccount(userId: string, first?: (tx: Prisma.TransactionClient) => Promise<void>): Promise<void> {
+  async deleteAccount(userId: string, first?: (tx: Prisma.TransactionClient) => Promise<void>, audit?: DeletionAudit): Promise<void> {
     await this.#db.$transaction(async (tx) => {
       await first?.(tx);
       await leaveOrganizationsForAccountDeletion(tx, userId);
       await tx.userDeletion.upsert({ where: { userId }, create: { userId }, update: {} });
-      await tx.session.deleteMany({ where: { userId } });
+      await endSessions(tx, userId, "account_deleted");
       await tx.verification.deleteMany({ where: { userId } });
       // Every other way in ends with the account, before the row itself goes (housekeeping).
       await endSignInMeans(tx, userId, { secondFactor: true });
@@ -208,6 +255,10 @@ export class AccountSettings {
         where: { id: userId },
         data: { email: `deleted-${userId}@deleted.invalid`, name: "", image: null, emailVerified: false, twoFactorEnabled: false },
       });
+      if (audit) {
+        await recordEvent(tx, { type: "account_deleted", userId, ...(audit.method ? { method: audit.method } : {}) }, audit.facts);
+        await enqueueWebhook(tx, "user.deleted", { id: userId });
+      }
       await tx.$executeRaw`SELECT pg_notify(${USER_DELETED_CHANNEL}, ${JSON.stringify({ userId } satisfies UserDeletedEvent)})`;
     });
   }

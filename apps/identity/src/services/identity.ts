@@ -1,8 +1,12 @@
 import type { PublicJwk, SignInBody, SignUpBody } from "@app/contracts";
-import type { PrismaClient, Session, User } from "@app/db";
+import type { Prisma, PrismaClient, Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { Mailer } from "@app/mailer";
 import type { Logger } from "pino";
+import { NO_REQUEST, type RequestFacts, recordEvent } from "../security-events/record.js";
+import { refusedFor } from "../sign-in/failures.js";
+import { enqueueWebhook } from "../webhooks/outbox.js";
+import { sessionData, sessionsRevoked } from "./account-events.js";
 import { AccountRecovery } from "./account-recovery.js";
 import { AccountSettings } from "./account-settings.js";
 import { Accounts } from "./accounts.js";
@@ -138,11 +142,11 @@ export class IdentityService {
    * Signs up and queues the verification mail (best effort: the outbox sends it later, so a slow
    * or failing SMTP server never delays or undoes the account; send-verification-email sends it again).
    */
-  async signUp(input: SignUpBody, meta: SessionMeta): Promise<SignedIn> {
+  async signUp(input: SignUpBody, meta: SessionMeta, facts: RequestFacts = NO_REQUEST): Promise<SignedIn> {
     if (input.callbackURL !== undefined) this.recovery.callback(input.callbackURL);
-    const user = await this.accounts.signUp(input);
+    const user = await this.accounts.signUp(input, facts);
     await this.recovery.sendVerificationQuietly(user, input.callbackURL);
-    const { token, session } = await this.sessions.create(user.id, meta);
+    const { token, session } = await this.sessions.create(user.id, meta, { within: signedIn(user.id, "password", facts) });
     return { token, session, user };
   }
 
@@ -151,9 +155,9 @@ export class IdentityService {
    * (after the password check, so it reveals nothing to a stranger) and a new verification mail
    * (at most one a minute: services/mail-tokens.ts).
    */
-  async signIn(input: SignInBody, meta: SessionMeta): Promise<SignedIn> {
+  async signIn(input: SignInBody, meta: SessionMeta, facts: RequestFacts = NO_REQUEST): Promise<SignedIn> {
     const user = await this.sessions.admit(await this.checkSignIn(input));
-    const { token, session } = await this.sessions.create(user.id, meta);
+    const { token, session } = await this.sessions.create(user.id, meta, { within: signedIn(user.id, "password", facts) });
     return { token, session, user };
   }
 
@@ -165,7 +169,7 @@ export class IdentityService {
     const user = await this.accounts.signIn(input);
     if (this.#settings.requireEmailVerification && !user.emailVerified) {
       await this.recovery.sendVerificationQuietly(user, input.callbackURL);
-      throw new AppError("email_not_verified", "verify your email address first: a new link is on its way");
+      throw refusedFor(new AppError("email_not_verified", "verify your email address first: a new link is on its way"), user.id);
     }
     return user;
   }
@@ -199,8 +203,13 @@ export class IdentityService {
     return { issuer, audience, now: this.#now, ...(jwtLifetimeSeconds === undefined ? {} : { lifetimeSeconds: jwtLifetimeSeconds }) };
   }
 
-  async signOut(cookieToken: string | undefined): Promise<void> {
-    await this.sessions.revoke(cookieToken);
+  /** Ends the session of the cookie with its `sign_out` event and `session.revoked` webhook. */
+  async signOut(cookieToken: string | undefined, facts: RequestFacts = NO_REQUEST): Promise<void> {
+    await this.sessions.revoke(cookieToken, async (tx, ended) => {
+      const userId = ended.user.id;
+      await recordEvent(tx, { type: "sign_out", userId }, facts);
+      await sessionsRevoked(tx, userId, [ended.session.id], "sign_out");
+    });
   }
 
   /** The public keys to serve at /api/auth/jwks. */
@@ -208,4 +217,12 @@ export class IdentityService {
     const { published } = await this.keys.view();
     return published.map((k) => k.publicJwk);
   }
+}
+
+/** The `within` of a session a sign-up opens: its `sign_in` event and `session.created` webhook. */
+function signedIn(userId: string, method: string, facts: RequestFacts) {
+  return async (tx: Prisma.TransactionClient, session: Session) => {
+    await recordEvent(tx, { type: "sign_in", userId, method }, facts);
+    await enqueueWebhook(tx, "session.created", sessionData(session));
+  };
 }

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { AUTH_BASE_PATH } from "@app/contracts";
 import { isUniqueViolation, type Prisma, type PrismaClient, type User } from "@app/db";
 import { AppError } from "@app/http-kit";
+import { NO_REQUEST, type RequestFacts, recordEvent } from "../security-events/record.js";
+import { endSessions, type SessionEndReason, userUpdated } from "./account-events.js";
 import type { MailKind } from "./account-mail.js";
 import type { MailOutbox } from "./mail-outbox.js";
 import type { FoundToken, MailTokens, TokenPurpose } from "./mail-tokens.js";
@@ -70,17 +72,29 @@ export class MailedLinks {
    * transaction spends it, sets the password (creating it for a user who had none), marks the
    * address verified (the mailbox is proven) and ends every session, provider link, passkey,
    * trusted device and pending link of the user (revert links excepted: mail-tokens.ts). The
-   * second factor stays: a mailbox alone never turns it off.
+   * second factor stays: a mailbox alone never turns it off. The transaction records
+   * `password_reset` (and `email_verified` when the address was not), with a `session.revoked`
+   * webhook per session ended.
    */
-  async resetPassword(token: string, newPassword: string): Promise<void> {
+  async resetPassword(token: string, newPassword: string, facts: RequestFacts = NO_REQUEST): Promise<void> {
     const found = await this.#tokens.find(["reset-password"], token);
     if (!found) throw invalid("the reset link is invalid, used or expired");
     const passwordHash = await hashPassword(newPassword);
     await this.#db.$transaction(async (tx) => {
       const user = await this.#spend(tx, found);
-      await this.#endHoldings(tx, user.id, { keepSessionId: undefined, keepSignIns: false, revertLinks: false });
+      const ended = await this.#endHoldings(
+        tx,
+        user.id,
+        { keepSessionId: undefined, keepSignIns: false, revertLinks: false },
+        "password_reset",
+      );
       await tx.account.create({ data: { id: randomUUID(), userId: user.id, providerId: CREDENTIAL, accountId: user.email, passwordHash } });
-      await tx.user.update({ where: { id: user.id }, data: { emailVerified: true } });
+      const updated = await tx.user.update({ where: { id: user.id }, data: { emailVerified: true } });
+      await recordEvent(tx, { type: "password_reset", userId: user.id, method: "link", detail: { sessionsEnded: ended } }, facts);
+      if (!user.emailVerified) {
+        await recordEvent(tx, { type: "email_verified", userId: user.id, method: "link" }, facts);
+        await userUpdated(tx, updated);
+      }
     });
   }
 
@@ -92,7 +106,7 @@ export class MailedLinks {
    * carries a fresh reset token. A wrong password answers 400 `invalid_password` and leaves the
    * link unused.
    */
-  async verifyEmail(found: FoundToken, proof: LinkProof): Promise<VerifiedAddress> {
+  async verifyEmail(found: FoundToken, proof: LinkProof, facts: RequestFacts = NO_REQUEST): Promise<VerifiedAddress> {
     if (found.purpose !== "verify-email") throw invalid();
     const holder = await this.#db.user.findUnique({
       where: { id: found.userId },
@@ -103,8 +117,11 @@ export class MailedLinks {
     return this.#db.$transaction(async (tx) => {
       const user = await this.#spend(tx, found);
       if (user.emailVerified) return { user };
-      await this.#endHoldings(tx, user.id, { keepSessionId: proof.sessionId, keepSignIns, revertLinks: false, endSecondFactor: true });
+      const holdings = { keepSessionId: proof.sessionId, keepSignIns, revertLinks: false, endSecondFactor: true };
+      await this.#endHoldings(tx, user.id, holdings, "email_verified");
       const verified = await tx.user.update({ where: { id: user.id }, data: { emailVerified: true } });
+      await recordEvent(tx, { type: "email_verified", userId: user.id, method: "link", detail: { signInsEnded: !keepSignIns } }, facts);
+      await userUpdated(tx, verified);
       if (keepSignIns) return { user: verified };
       return { user: verified, resetToken: await this.#freshResetToken(tx, verified) };
     });
@@ -131,7 +148,7 @@ export class MailedLinks {
    * takes the change back for 7 days (`revert-email-change`). 409 `email_taken` when the address
    * got an account meanwhile.
    */
-  async changeEmail(found: FoundToken, callback: string | undefined): Promise<VerifiedAddress> {
+  async changeEmail(found: FoundToken, callback: string | undefined, facts: RequestFacts = NO_REQUEST): Promise<VerifiedAddress> {
     return this.#unique(() =>
       this.#db.$transaction(async (tx) => {
         if (!(await this.#tokens.spend(tx, found))) throw invalid();
@@ -140,6 +157,8 @@ export class MailedLinks {
         await tx.account.updateMany({ where: { userId: user.id, providerId: CREDENTIAL }, data: { accountId: found.email } });
         await this.#tokens.endPending(tx, user.id);
         await this.#mail(tx, "email-changed", user.id, before.email, callback);
+        await recordEvent(tx, { type: "email_changed", userId: user.id, method: "link" }, facts);
+        await userUpdated(tx, user);
         return { user };
       }),
     );
@@ -152,12 +171,15 @@ export class MailedLinks {
    * too) end, and the
    * clicker chooses a new password with the reset token of the answer.
    */
-  async revertEmailChange(found: FoundToken): Promise<VerifiedAddress> {
+  async revertEmailChange(found: FoundToken, facts: RequestFacts = NO_REQUEST): Promise<VerifiedAddress> {
     return this.#unique(() =>
       this.#db.$transaction(async (tx) => {
         if (!(await this.#tokens.spend(tx, found))) throw invalid();
         const user = await tx.user.update({ where: { id: found.userId }, data: { email: found.email, emailVerified: true } });
-        await this.#endHoldings(tx, user.id, { keepSessionId: undefined, keepSignIns: false, revertLinks: true, endSecondFactor: true });
+        const holdings = { keepSessionId: undefined, keepSignIns: false, revertLinks: true, endSecondFactor: true };
+        await this.#endHoldings(tx, user.id, holdings, "email_change_reverted");
+        await recordEvent(tx, { type: "email_changed", userId: user.id, method: "link", detail: { reverted: true } }, facts);
+        await userUpdated(tx, user);
         return { user, resetToken: await this.#freshResetToken(tx, user) };
       }),
     );
@@ -167,7 +189,7 @@ export class MailedLinks {
    * Uses a link GET/POST verify-email found, by its purpose. The two steps of an email change
    * queue their next mail inside their transaction, so the worker is woken once that committed.
    */
-  use(found: FoundToken, proof: LinkProof, callback: string | undefined): Promise<VerifiedAddress> {
+  use(found: FoundToken, proof: LinkProof, callback: string | undefined, facts: RequestFacts = NO_REQUEST): Promise<VerifiedAddress> {
     const woken = async (done: Promise<VerifiedAddress>) => {
       const result = await done;
       this.#outbox.wake();
@@ -177,11 +199,11 @@ export class MailedLinks {
       case "confirm-email-change":
         return woken(this.confirmEmailChange(found, callback));
       case "change-email":
-        return woken(this.changeEmail(found, callback));
+        return woken(this.changeEmail(found, callback, facts));
       case "revert-email-change":
-        return this.revertEmailChange(found);
+        return this.revertEmailChange(found, facts);
       default:
-        return this.verifyEmail(found, proof);
+        return this.verifyEmail(found, proof, facts);
     }
   }
 
@@ -238,19 +260,22 @@ export class MailedLinks {
    * passkey, trusted device and pending challenge, and with `endSecondFactor` the second factor
    * too (someone else may have set it up: docs/accounts.md "Second factors"). The user row is
    * locked first, so a session or passkey another request inserts meanwhile waits on that lock
-   * (its foreign key check) and cannot slip past the deletes.
+   * (its foreign key check) and cannot slip past the deletes. Each session ended gets its
+   * `session.revoked` webhook (`reason`); returns how many ended.
    */
   async #endHoldings(
     tx: Prisma.TransactionClient,
     userId: string,
     keep: { keepSessionId: string | undefined; keepSignIns: boolean; revertLinks: boolean; endSecondFactor?: boolean },
-  ): Promise<void> {
+    reason: SessionEndReason,
+  ): Promise<number> {
     await tx.$queryRaw`SELECT "id" FROM "user" WHERE "id" = ${userId} FOR UPDATE`;
-    await tx.session.deleteMany({ where: { userId, ...(keep.keepSessionId ? { id: { not: keep.keepSessionId } } : {}) } });
+    const ended = await endSessions(tx, userId, reason, { keep: keep.keepSessionId });
     await this.#tokens.endPending(tx, userId, { revertLinks: keep.revertLinks });
-    if (keep.keepSignIns) return;
+    if (keep.keepSignIns) return ended.length;
     await endSignInMeans(tx, userId, { secondFactor: keep.endSecondFactor === true });
     if (keep.endSecondFactor) await tx.user.update({ where: { id: userId }, data: { twoFactorEnabled: false } });
+    return ended.length;
   }
 
   /** A reset token for the clicker who just proved the mailbox (no mail: it goes into the redirect). */

@@ -1,6 +1,7 @@
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
-import type { PrismaClient, Session, User } from "@app/db";
+import type { Prisma, PrismaClient, Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
+import { sessionsRevoked } from "./account-events.js";
 import { type RawQuery, rawRows, type SqlPool } from "./raw-query.js";
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/;
@@ -117,6 +118,11 @@ export interface SessionOptions {
   impersonatedBy?: string;
   /** A lifetime shorter than the configured one. */
   ttlMs?: number;
+  /**
+   * Writes the events of the sign-in in the session's transaction (sign-in/finish.ts), so the
+   * session exists exactly when its events do. Without it the session is written alone.
+   */
+  within?: (tx: Prisma.TransactionClient, session: Session) => Promise<void>;
 }
 
 /** Metadata recorded on a new session. */
@@ -172,29 +178,53 @@ export class Sessions {
 
   /**
    * Inserts a session row and returns the cookie value for it. A user keeps at most
-   * `maxPerUser` sessions: the oldest beyond that are deleted, so a sign-in flood on one account
-   * cannot grow the table without bound between two purges.
+   * `maxPerUser` sessions: the oldest beyond that are deleted (each with its `session.revoked`
+   * webhook), so a sign-in flood on one account cannot grow the table without bound between two
+   * purges. With `options.within` the writes and the caller's events share one transaction.
    */
   async create(userId: string, meta: SessionMeta = {}, options: SessionOptions = {}): Promise<{ token: string; session: Session }> {
     const id = randomBytes(16).toString("base64url");
     const secret = randomBytes(32).toString("base64url");
     const ttlMs = Math.min(options.ttlMs ?? this.#ttlMs, this.#ttlMs);
-    const session = await this.#db.session.create({
-      data: {
-        id,
+    const write = async (db: Prisma.TransactionClient | PrismaClient) => {
+      const session = await db.session.create({
+        data: {
+          id,
+          userId,
+          secretHash: new Uint8Array(this.#mac(secret)),
+          expiresAt: new Date(this.#now() + ttlMs),
+          ipAddress: meta.ipAddress?.slice(0, 64) ?? null,
+          userAgent: meta.userAgent?.slice(0, 512) ?? null,
+          impersonatedBy: options.impersonatedBy ?? null,
+        },
+      });
+      const dropped = await db.$queryRaw<{ id: string }[]>`
+        DELETE FROM "session" WHERE "user_id" = ${userId} AND "id" IN (
+          SELECT "id" FROM "session" WHERE "user_id" = ${userId}
+          ORDER BY "created_at" DESC, "id" DESC OFFSET ${this.#maxPerUser})
+        RETURNING "id"`;
+      await sessionsRevoked(
+        db,
         userId,
-        secretHash: new Uint8Array(this.#mac(secret)),
-        expiresAt: new Date(this.#now() + ttlMs),
-        ipAddress: meta.ipAddress?.slice(0, 64) ?? null,
-        userAgent: meta.userAgent?.slice(0, 512) ?? null,
-        impersonatedBy: options.impersonatedBy ?? null,
-      },
+        dropped.map((row) => row.id),
+        "session_limit",
+      );
+      return session;
+    };
+    const token = `${id}.${secret}`;
+    const { within } = options;
+    if (!within) return { token, session: await write(this.#db) };
+    const session = await this.#db.$transaction(async (tx) => {
+      const created = await write(tx);
+      await within(tx, created);
+      return created;
     });
-    await this.#db.$executeRaw`
-      DELETE FROM "session" WHERE "user_id" = ${userId} AND "id" IN (
-        SELECT "id" FROM "session" WHERE "user_id" = ${userId}
-        ORDER BY "created_at" DESC, "id" DESC OFFSET ${this.#maxPerUser})`;
-    return { token: `${id}.${secret}`, session };
+    return { token, session };
+  }
+
+  /** The Prisma client sessions are stored with (sign-in/finish.ts records sign-in failures with it). */
+  get client(): PrismaClient {
+    return this.#db;
   }
 
   /**
@@ -251,11 +281,22 @@ export class Sessions {
     return { session, user, refreshed: false };
   }
 
-  /** Deletes the session a cookie value names (if any). */
-  async revoke(token: string | undefined): Promise<void> {
+  /**
+   * Deletes the session a cookie value names (if any). With `within` (sign-out) the delete and the
+   * caller's events share a transaction, and `within` runs only when this request removed it.
+   */
+  async revoke(token: string | undefined, within?: (tx: Prisma.TransactionClient, ended: ActiveSession) => Promise<void>): Promise<void> {
     if (!token || !TOKEN_SHAPE.test(token)) return;
     const active = await this.validate(token);
-    if (active) await this.#db.session.deleteMany({ where: { id: active.session.id } });
+    if (!active) return;
+    if (!within) {
+      await this.#db.session.deleteMany({ where: { id: active.session.id } });
+      return;
+    }
+    await this.#db.$transaction(async (tx) => {
+      const { count } = await tx.session.deleteMany({ where: { id: active.session.id } });
+      if (count === 1) await within(tx, active);
+    });
   }
 
   /** Deletes expired rows; returns how many. */

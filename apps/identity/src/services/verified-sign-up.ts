@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { AUTH_BASE_PATH, type SignUpBody } from "@app/contracts";
 import type { User } from "@app/db";
 import type { Logger } from "pino";
+import { NO_REQUEST, type RequestFacts } from "../security-events/record.js";
 import type { IdentityService } from "./identity.js";
 
 /** The fields of a user that sign-up answers with (views/public.ts `publicUser`). */
@@ -34,9 +35,9 @@ export class VerifiedSignUp {
    * shape (random id, the submitted name and email, the current time, not verified) that exists
    * nowhere, so the answer carries nothing of the real account.
    */
-  async signUp(input: SignUpBody): Promise<SignUpUser> {
+  async signUp(input: SignUpBody, facts: RequestFacts = NO_REQUEST): Promise<SignUpUser> {
     if (input.callbackURL !== undefined) this.#service.recovery.callback(input.callbackURL);
-    const outcome = await this.#service.accounts.signUpOrFind(input);
+    const outcome = await this.#service.accounts.signUpOrFind(input, facts);
     if (outcome.created) {
       await this.#service.recovery.sendVerificationQuietly(outcome.user, input.callbackURL);
       return outcome.user;

@@ -3,9 +3,13 @@ import type { Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { Request, Response } from "express";
 import { type CookieSettings, clearSessionCookie, readSessionCookie, setSessionCookie } from "../middleware/session-cookie.js";
+import { type RequestFacts, recordEvent, requestFacts } from "../security-events/record.js";
+import { sessionData } from "../services/account-events.js";
 import type { Sessions } from "../services/sessions.js";
 import { requestMeta } from "../views/public.js";
+import { enqueueWebhook } from "../webhooks/outbox.js";
 import { parseCookies } from "./cookies.js";
+import { type FailureFacts, recordSignInFailure, type SecondFactorKind } from "./failures.js";
 
 /**
  * The web app's page of the second-factor step: a sign-in that ends in a redirect (a provider's
@@ -23,6 +27,8 @@ export interface FinishOptions {
   rememberMe?: boolean;
   /** The method itself proved two factors (a passkey with user verification, a verified second factor). */
   twoFactors?: boolean;
+  /** The second factor that verified, when one did (the sign-in event names it). */
+  secondFactor?: SecondFactorKind;
 }
 
 /** A sign-in that opened a session (its cookie is set) or waits for a second factor. */
@@ -48,6 +54,9 @@ export interface SecondFactorStep {
  * two-factor on gets no session from a one-factor method: the second-factor
  * step stores a pending sign-in (its HttpOnly cookie set, no session cookie) unless the browser
  * is a trusted device, and the sign-in finishes once a second factor verifies (two-factor/).
+ * Every session it opens is written with its `sign_in` event and `session.created` webhook in one
+ * transaction; a refusal here (a ban) records `sign_in_failed`, as {@link SignInFinisher.attempt}
+ * does for a method's own refusals.
  */
 export class SignInFinisher {
   readonly #sessions: Sessions;
@@ -68,7 +77,15 @@ export class SignInFinisher {
    * A banned user is refused (403 `banned`); a ban whose end has passed is lifted.
    */
   async finish(req: Request, res: Response, proven: User, options: FinishOptions): Promise<Finished> {
-    const user = await this.#sessions.admit(proven);
+    const facts = requestFacts(req);
+    let user: User;
+    try {
+      user = await this.#sessions.admit(proven);
+    } catch (error) {
+      await this.#failed(error, { method: options.method, userId: proven.id, secondFactor: options.secondFactor }, facts);
+      throw error;
+    }
+    let secondFactor = options.secondFactor;
     if (user.twoFactorEnabled && options.twoFactors !== true) {
       if (!this.#secondFactor) throw new AppError("service_unavailable", "second factors are not available");
       const step = await this.#secondFactor.begin(req, res, user, options);
@@ -78,9 +95,41 @@ export class SignInFinisher {
         if (readSessionCookie(req, this.#cookie) !== undefined) clearSessionCookie(res, this.#cookie);
         return { kind: "two-factor", user, methods: step.methods };
       }
+      secondFactor = "trusted-device";
     }
-    const { token, session } = await this.#sessions.create(user.id, requestMeta(req));
+    const { token, session } = await this.#sessions.create(user.id, requestMeta(req), {
+      within: async (tx, created) => {
+        await recordEvent(
+          tx,
+          { type: "sign_in", userId: user.id, method: options.method, ...(secondFactor ? { detail: { secondFactor } } : {}) },
+          facts,
+        );
+        await enqueueWebhook(tx, "session.created", sessionData(created));
+      },
+    });
     setSessionCookie(res, this.#cookie, token, options.rememberMe === false ? undefined : session.expiresAt);
     return { kind: "session", token, session, user };
+  }
+
+  /**
+   * Runs a method's proof (`prove`, which throws the method's refusal) and records
+   * `sign_in_failed` when it refuses; the refusal is then thrown on unchanged.
+   */
+  async attempt<T>(req: Request, failure: FailureFacts, prove: () => Promise<T>): Promise<T> {
+    try {
+      return await prove();
+    } catch (error) {
+      await this.#failed(error, failure, requestFacts(req));
+      throw error;
+    }
+  }
+
+  /** Records a refused sign-in (a method's own check, outside {@link attempt}). */
+  failed(req: Request, error: unknown, failure: FailureFacts): Promise<void> {
+    return this.#failed(error, failure, requestFacts(req));
+  }
+
+  #failed(error: unknown, failure: FailureFacts, facts: RequestFacts): Promise<void> {
+    return recordSignInFailure(this.#sessions.client, error, failure, facts);
   }
 }

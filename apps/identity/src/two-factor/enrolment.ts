@@ -1,6 +1,7 @@
 import type { EnableTwoFactorBody, EnableTwoFactorResponse } from "@app/contracts";
 import type { PrismaClient, User } from "@app/db";
 import { AppError } from "@app/http-kit";
+import { NO_REQUEST, type RequestFacts, recordEvent } from "../security-events/record.js";
 import type { EmailCodes } from "./email-codes.js";
 import { type TwoFactorRows, totpConfirmed } from "./factors.js";
 import type { AccountChecks } from "./notices.js";
@@ -48,11 +49,11 @@ export class TwoFactorEnrolment {
    * `totp` (default): a new secret and backup codes, replacing an unconfirmed setup; 400 when an
    * authenticator app is already confirmed. `otp`: emailed codes, on at once (with its notice).
    */
-  async enable(user: User, body: EnableTwoFactorBody): Promise<EnableTwoFactorResponse> {
+  async enable(user: User, body: EnableTwoFactorBody, facts: RequestFacts = NO_REQUEST): Promise<EnableTwoFactorResponse> {
     await this.#checks.checkPassword(user.id, body.password);
     if (body.method === "otp") {
       if (!this.#emailCodes.available) throw new AppError("mail_unavailable", "mail is not configured (set SMTP_URL)", { expose: true });
-      await this.turnOn(user);
+      await this.turnOn(user, "otp", facts);
       return { method: "otp" };
     }
     const existing = await this.#rows.find(user.id);
@@ -61,12 +62,16 @@ export class TwoFactorEnrolment {
     return { method: "totp", totpURI: totpUri(secret, body.issuer ?? this.#issuer, user.email), backupCodes };
   }
 
-  /** Turns two-factor on for `user` if it is off, with its notice; the user as it is now. */
-  async turnOn(user: User): Promise<User> {
+  /**
+   * Turns two-factor on for `user` if it is off, with its notice and its `two_factor_enabled`
+   * event (`method`: the factor that confirmed it); the user as it is now.
+   */
+  async turnOn(user: User, method: "totp" | "otp", facts: RequestFacts = NO_REQUEST): Promise<User> {
     if (user.twoFactorEnabled) return user;
     const [updated, queued] = await this.#db.$transaction(async (tx) => {
       const { count } = await tx.user.updateMany({ where: { id: user.id, twoFactorEnabled: false }, data: { twoFactorEnabled: true } });
       const after = await tx.user.findUniqueOrThrow({ where: { id: user.id } });
+      if (count === 1) await recordEvent(tx, { type: "two_factor_enabled", userId: user.id, method }, facts);
       return [after, count === 1 && (await this.#checks.notice(tx, "two-factor-enabled", after.email))] as const;
     });
     this.#checks.sent(queued);
@@ -96,9 +101,10 @@ export class TwoFactorEnrolment {
 
   /**
    * Turns two-factor off: the factor, its backup codes, every trusted device and pending sign-in
-   * of the user end in one transaction with the notice (sent when two-factor was on).
+   * of the user end in one transaction with the notice and the `two_factor_disabled` event (when
+   * two-factor was on).
    */
-  async disable(user: User, password: string): Promise<void> {
+  async disable(user: User, password: string, facts: RequestFacts = NO_REQUEST): Promise<void> {
     await this.#checks.checkPassword(user.id, password);
     const queued = await this.#db.$transaction(async (tx) => {
       const { count: turnedOff } = await tx.user.updateMany({
@@ -108,6 +114,7 @@ export class TwoFactorEnrolment {
       await this.#rows.remove(user.id, tx);
       await this.#trusted.endAll(user.id, tx);
       await this.#pending.endAll(user.id, tx);
+      if (turnedOff === 1) await recordEvent(tx, { type: "two_factor_disabled", userId: user.id }, facts);
       return turnedOff === 1 && (await this.#checks.notice(tx, "two-factor-disabled", user.email));
     });
     await this.#emailCodes.endAll(user.id);

@@ -14,6 +14,7 @@ import {
 import { type AnyRoute, defineRoute } from "@app/http-kit";
 import type { FeatureDeps } from "../features.js";
 import { signedInUser } from "../middleware/guards.js";
+import { requestFacts } from "../security-events/record.js";
 import { callerOf, twoFactorCaller } from "./caller.js";
 import { TwoFactorCookies } from "./cookies.js";
 import { EmailCodes } from "./email-codes.js";
@@ -102,7 +103,7 @@ export function twoFactorRoutes(deps: FeatureDeps, parts: TwoFactorParts): AnyRo
       response: enableTwoFactorResponse,
       reply: "json",
       guards: passwordChecked,
-      handler: ({ body, res }) => enrolment.enable(signedInUser(res).user, body),
+      handler: ({ body, req, res }) => enrolment.enable(signedInUser(res).user, body, requestFacts(req)),
     }),
     defineRoute({
       method: "post",
@@ -185,8 +186,8 @@ export function twoFactorRoutes(deps: FeatureDeps, parts: TwoFactorParts): AnyRo
       response: statusResponse,
       reply: "json",
       guards: passwordChecked,
-      handler: async ({ body, res }) => {
-        await enrolment.disable(signedInUser(res).user, body.password);
+      handler: async ({ body, req, res }) => {
+        await enrolment.disable(signedInUser(res).user, body.password, requestFacts(req));
         trusted.forget(res);
         return { status: true as const };
       },

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { isUniqueViolation, type PrismaClient, type User } from "@app/db";
+import { NO_REQUEST, type RequestFacts } from "../../security-events/record.js";
+import { userCreated } from "../account-events.js";
 import type { FlowLink } from "./flow-state.js";
 import type { ProviderProfile } from "./provider-client.js";
 
@@ -58,8 +60,9 @@ export class ProviderAccounts {
    * (`email_not_verified`, before anything is looked up or written, so nobody claims an address
    * they never proved) and a user whose address nobody proved (`account_not_linked`: whoever
    * registered it first may not be its owner, and linking would hand them the owner's sign-ins).
+   * A new user is written with its `sign_up` event and `user.created` webhook.
    */
-  async signIn(claim: ClaimedIdentity): Promise<{ user: User; created: boolean } | { refused: Refusal }> {
+  async signIn(claim: ClaimedIdentity, facts: RequestFacts = NO_REQUEST): Promise<{ user: User; created: boolean } | { refused: Refusal }> {
     const { providerId, profile } = claim;
     const linked = await this.#db.account.findUnique({
       where: { providerId_accountId: { providerId, accountId: profile.accountId } },
@@ -88,6 +91,7 @@ export class ProviderAccounts {
             accounts: { create: { id: randomUUID(), providerId, accountId: profile.accountId } },
           },
         });
+        await userCreated(tx, user, "provider", facts);
         return { user, created: true };
       });
     } catch (error) {

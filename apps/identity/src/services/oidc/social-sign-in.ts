@@ -3,6 +3,8 @@ import type { PrismaClient, User } from "@app/db";
 import { AppError, isAppError } from "@app/http-kit";
 import * as client from "openid-client";
 import type { Logger } from "pino";
+import { NO_REQUEST, type RequestFacts } from "../../security-events/record.js";
+import { recordSignInFailureReason } from "../../sign-in/failures.js";
 import type { Finished as SignedIn } from "../../sign-in/finish.js";
 import { trustedCallback } from "../callback-url.js";
 import type { Sessions } from "../sessions.js";
@@ -30,6 +32,12 @@ export class SocialCallbackError extends Error {
     super(`social sign-in failed: ${code}`, options);
   }
 }
+
+/**
+ * Callback errors no `sign_in_failed` event is written for here: a ban, which the sign-in
+ * finisher (sign-in/finish.ts) records itself, and the service's or provider's own failures.
+ */
+const NOT_RECORDED = new Set(["banned", "server_error", "provider_unavailable"]);
 
 export interface StartInput {
   provider: string;
@@ -85,6 +93,7 @@ export class SocialSignIn {
   readonly #settings: SocialSettings;
   readonly #sealer: FlowStateSealer;
   readonly #logger: Logger;
+  readonly #db: PrismaClient;
 
   constructor(deps: {
     providers: SocialProviderConfig[];
@@ -101,6 +110,7 @@ export class SocialSignIn {
     this.#settings = deps.settings;
     this.#sealer = new FlowStateSealer(deps.settings.authSecret);
     this.#logger = deps.logger;
+    this.#db = deps.prisma;
   }
 
   /** The configured providers, for the web app's buttons. */
@@ -154,10 +164,33 @@ export class SocialSignIn {
    * Finishes a callback: checks the flow cookie, lets openid-client exchange and validate, then
    * signs the provider's user in through `open` (a session, or a pending second factor) or links
    * the identity (link-social). Throws {@link SocialCallbackError} (with the error URL) on any
-   * failure; nothing is written before the provider's answer is validated.
+   * failure; nothing is written before the provider's answer is validated. A refused sign-in
+   * (not a link) is recorded as `sign_in_failed` with the callback's error code; a new user as
+   * `sign_up` with the `user.created` webhook, in the transaction that creates it.
    */
-  async finish(providerId: string, callbackUrl: URL, sealed: string | undefined, open: OpenSignIn): Promise<Finished> {
+  async finish(providerId: string, callbackUrl: URL, sealed: string | undefined, open: OpenSignIn, facts = NO_REQUEST): Promise<Finished> {
     const flow = await this.#sealer.open(sealed);
+    try {
+      return await this.#finish(providerId, callbackUrl, flow, open, facts);
+    } catch (error) {
+      if (error instanceof SocialCallbackError && !flow?.link && !NOT_RECORDED.has(error.code)) {
+        const provider = this.#providers.has(providerId) ? providerId : undefined;
+        // The browser still goes back to the app with its error, whether or not the event is written.
+        await recordSignInFailureReason(this.#db, error.code, { method: "provider", provider }, facts).catch((cause: unknown) =>
+          this.#logger.warn({ provider, err: cause }, "failed provider sign-in not recorded"),
+        );
+      }
+      throw error;
+    }
+  }
+
+  async #finish(
+    providerId: string,
+    callbackUrl: URL,
+    flow: FlowState | undefined,
+    open: OpenSignIn,
+    facts: RequestFacts,
+  ): Promise<Finished> {
     const provider = this.#providers.get(providerId);
     if (!flow || !provider || flow.provider !== providerId || callbackUrl.searchParams.get("state") !== flow.state) {
       throw new SocialCallbackError("state_mismatch", withError(flow?.errorCallbackURL ?? this.fallbackErrorUrl(), "state_mismatch"));
@@ -186,7 +219,7 @@ export class SocialSignIn {
         if ("refused" in result) throw fail(result.refused);
         return { linked: true, redirectTo: flow.callbackURL };
       }
-      const result = await this.#accounts.signIn(claim);
+      const result = await this.#accounts.signIn(claim, facts);
       if ("refused" in result) throw fail(result.refused);
       const signedIn = await open(result.user);
       return { linked: false, signedIn, redirectTo: result.created ? flow.newUserCallbackURL : flow.callbackURL };
