@@ -1,6 +1,14 @@
 -- AlterTable
 ALTER TABLE "webhook_delivery" ADD COLUMN     "last_attempt_at" TIMESTAMPTZ(3);
 
+-- CreateIndex
+CREATE INDEX "webhook_message_created_at_idx" ON "webhook_message"("created_at");
+
+-- The deliveries still under way, by when their attempt is due: the delivery worker's repair pass
+-- (apps/identity/src/webhooks/dispatcher.ts) finds those whose queued attempt was lost. Prisma's
+-- schema cannot express a partial index, so it lives here only.
+CREATE INDEX "webhook_delivery_due_idx" ON "webhook_delivery"("next_attempt_at") WHERE "state" IN ('pending', 'sending');
+
 -- The webhook delivery queue: pg-boss 10.3.3's tables (schema version 24, as
 -- `PgBoss.getConstructionPlans("pgboss")` prints them) in the schema the operations migration
 -- gave auth_identity, created as auth_identity so identity owns them and never needs to create a
