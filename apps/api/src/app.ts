@@ -40,6 +40,7 @@ import { mcpServerRoutes, mcpToolRoutes } from "./mcp/routes.js";
 import { McpServersService } from "./mcp/servers.js";
 import { McpToolsService } from "./mcp/tools.js";
 import { createMcpServer } from "./mcp-server/server.js";
+import { verifierObservers } from "./metrics.js";
 import { type OrganizationDeletionDeps, OrganizationDeletions } from "./organizations/deletion.js";
 import { Memberships } from "./organizations/membership.js";
 import { Places } from "./organizations/places.js";
@@ -107,9 +108,13 @@ export interface ApiApp {
   close(): Promise<void>;
 }
 
-/** The API's verifier as its configuration describes it (key set address, claims, cache, timings). */
+/**
+ * The API's verifier as its configuration describes it (key set address, claims, cache, timings);
+ * with METRICS_PORT set it reports outcomes and key set fetches to the metrics (metrics.ts).
+ */
 export function verifierFromConfig(config: ApiConfig, now?: () => number): Verifier {
   return createVerifier({
+    ...(config.metrics.port === undefined ? {} : verifierObservers()),
     jwksUrl: config.jwksUrl,
     issuer: config.issuer,
     audience: config.audience,

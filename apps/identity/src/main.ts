@@ -4,6 +4,7 @@ import { createMailer } from "@app/mailer";
 import { createApp } from "./app.js";
 import { loadIdentityConfig } from "./config.js";
 import { startHousekeeping } from "./housekeeping.js";
+import { identityMetrics } from "./metrics.js";
 import { MailOutboxWorker } from "./services/mail-outbox-worker.js";
 import { startWebhookDelivery } from "./webhooks/delivery.js";
 
@@ -37,11 +38,19 @@ mailWorker?.start();
 // (webhooks/delivery.ts); every instance runs one.
 const webhooks = await startWebhookDelivery({ config, db, logger });
 
+// METRICS_PORT: /metrics on a listener of its own, started and stopped with the server (metrics.ts).
+const metricsPort = config.metrics.port;
+const metrics =
+  metricsPort === undefined
+    ? undefined
+    : identityMetrics({ port: metricsPort, host: config.metrics.host, pool: db.pool, keys: service.keys });
+
 await serve(app, {
   port: config.port,
   host: config.host,
   logger,
   limits: config.limits,
+  metrics,
   onShutdown: async () => {
     stopHousekeeping();
     await close();

@@ -1,6 +1,7 @@
 import type { Verifier } from "@app/auth-verify";
 import { KEY_SET_CHANNEL, keySetEventSchema } from "@app/contracts";
 import type { Logger } from "pino";
+import { keySetPushes } from "../metrics.js";
 
 /** Retries of a refresh that failed after an announcement (backoff doubling up to `maxDelayMs`). */
 export interface KeySetRetry {
@@ -25,7 +26,7 @@ export interface KeySetPush {
  * tokens of kids no longer published). The same happens after the LISTEN connection comes back,
  * since announcements made while it was down are lost. A refresh that fails is retried with
  * backoff for a while. The key set cache (max age and cooldown) stays the fallback when no
- * announcement arrives.
+ * announcement arrives. Each refresh it sets off is counted (`api_key_set_pushes_total`).
  */
 export function keySetPush(verifier: Pick<Verifier, "keySet">, logger: Logger, retry: KeySetRetry = {}): KeySetPush {
   const firstDelayMs = retry.firstDelayMs ?? 250;
@@ -40,8 +41,12 @@ export function keySetPush(verifier: Pick<Verifier, "keySet">, logger: Logger, r
     const started = Date.now();
     const attempt = (delayMs: number) => {
       verifier.keySet.refreshNow().then(
-        () => logger.info({ reason, ...detail }, "key set refreshed"),
+        () => {
+          keySetPushes.inc({ outcome: "refreshed" });
+          logger.info({ reason, ...detail }, "key set refreshed");
+        },
         (err: Error) => {
+          keySetPushes.inc({ outcome: "failed" });
           if (mine !== generation) return;
           // Identity announces a new key from the transaction that creates it, which can be before
           // its HTTP server answers (at start-up): try again shortly rather than wait for max age.

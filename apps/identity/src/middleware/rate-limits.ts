@@ -5,6 +5,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from "exp
 import { ipKeyGenerator, type RateLimitInfo, type RateLimitRequestHandler, rateLimit, type Store } from "express-rate-limit";
 import { slowDown } from "express-slow-down";
 import type { MailRateLimitSettings, RateLimitSettings } from "../config.js";
+import { rateLimitRefusals } from "../metrics.js";
 import type { RateLimitDeps, RateLimits } from "./rate-limit-kinds.js";
 import { ClockedMemoryStore, connectRateLimitRedis, RecoveringRedisStore, throttled } from "./rate-limit-stores.js";
 import { resolvedUserId } from "./session-cookie.js";
@@ -120,10 +121,16 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     else configWarning(message);
   };
   const limiterLogger = { warn: report, error: report };
-  const refuse = (message: string, windowMs: number, property: string) => (req: Request, _res: unknown, next: (e: unknown) => void) => {
-    const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[property];
-    const retryAfter = retryAfterSeconds(info, now(), windowMs);
-    next(new AppError("rate_limited", message, { headers: { "Retry-After": String(retryAfter) } }));
+  // Each refusal is counted by its limiter's identifier (identity_rate_limit_refusals_total), a
+  // series that exists at 0 from the limiter's creation on.
+  const refuse = (limiter: string, message: string, windowMs: number, property: string) => {
+    rateLimitRefusals.inc({ limiter }, 0);
+    return (req: Request, _res: unknown, next: (e: unknown) => void) => {
+      rateLimitRefusals.inc({ limiter });
+      const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[property];
+      const retryAfter = retryAfterSeconds(info, now(), windowMs);
+      next(new AppError("rate_limited", message, { headers: { "Retry-After": String(retryAfter) } }));
+    };
   };
   // Every limiter states its policy and what is left of it (IETF draft-8 `RateLimit` and
   // `RateLimit-Policy`, one list member per limiter, named by `identifier`).
@@ -139,7 +146,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
       identifier: `${name}-ip`,
       skip: (req) => !anyMethod && req.method !== "POST",
       keyGenerator: clientKey,
-      handler: refuse("too many requests from this address; try again later", settings.ipWindowMs, "rateLimit"),
+      handler: refuse(`${name}-ip`, "too many requests from this address; try again later", settings.ipWindowMs, "rateLimit"),
     });
 
   // Per (subject, IP) and the subject-wide delay: the subject is an account's email on sign-in
@@ -165,7 +172,12 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
       identifier: `${name}-account-ip`,
       requestPropertyName: PAIR_INFO,
       keyGenerator: (req, res) => `${accountKey(subject(req, res) ?? "")}:${ipKeyGenerator(req.ip ?? "unknown")}`,
-      handler: refuse("too many failed attempts for this account from this address; try again later", settings.accountWindowMs, PAIR_INFO),
+      handler: refuse(
+        `${name}-account-ip`,
+        "too many failed attempts for this account from this address; try again later",
+        settings.accountWindowMs,
+        PAIR_INFO,
+      ),
     });
     const delay = slowDown({
       ...common,
@@ -211,7 +223,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     identifier: "mail-ip",
     skip: (req) => req.method !== "POST",
     keyGenerator: clientKey,
-    handler: refuse("too many mail requests from this address; try again later", mail.windowMs, "rateLimit"),
+    handler: refuse("mail-ip", "too many mail requests from this address; try again later", mail.windowMs, "rateLimit"),
   });
   const mailPerAddress = rateLimit({
     ...common,
@@ -222,7 +234,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     requestPropertyName: "mailAddressRateLimit",
     skip: (req) => req.method !== "POST" || emailOf(req) === undefined,
     keyGenerator: (req) => accountKey(emailOf(req) ?? ""),
-    handler: refuse("too many mails to this address; try again later", mail.windowMs, "mailAddressRateLimit"),
+    handler: refuse("mail-address", "too many mails to this address; try again later", mail.windowMs, "mailAddressRateLimit"),
   });
 
   // Password checks: only wrong passwords count (2xx and other failures give their hit back).
@@ -240,7 +252,12 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     requestPropertyName: "passwordIpRateLimit",
     skip: (req) => req.method !== "POST",
     keyGenerator: clientKey,
-    handler: refuse("too many wrong passwords from this address; try again later", settings.ipWindowMs, "passwordIpRateLimit"),
+    handler: refuse(
+      "password-check-ip",
+      "too many wrong passwords from this address; try again later",
+      settings.ipWindowMs,
+      "passwordIpRateLimit",
+    ),
   });
   const passwordPerUser = rateLimit({
     ...common,
@@ -253,7 +270,12 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     // Without a session the route answers 401 before any password check.
     skip: (req, res) => req.method !== "POST" || resolvedUserId(res) === undefined,
     keyGenerator: (_req, res) => accountKey(resolvedUserId(res) ?? ""),
-    handler: refuse("too many wrong passwords for this account; try again later", settings.accountWindowMs, "passwordUserRateLimit"),
+    handler: refuse(
+      "password-check-user",
+      "too many wrong passwords for this account; try again later",
+      settings.accountWindowMs,
+      "passwordUserRateLimit",
+    ),
   });
   const resetUserOnSuccess: RequestHandler = (req, res, next) => {
     const info = (req as unknown as Record<string, RateLimitInfo | undefined>).passwordUserRateLimit;
@@ -275,7 +297,12 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     requestPropertyName: "twoFactorIpRateLimit",
     skip: (req) => req.method !== "POST",
     keyGenerator: clientKey,
-    handler: refuse("too many wrong codes from this address; try again later", settings.ipWindowMs, "twoFactorIpRateLimit"),
+    handler: refuse(
+      "two-factor-ip",
+      "too many wrong codes from this address; try again later",
+      settings.ipWindowMs,
+      "twoFactorIpRateLimit",
+    ),
   });
 
   const oauthRegistrationPerIp = rateLimit({
@@ -288,6 +315,7 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
     skip: (req) => req.method !== "POST",
     keyGenerator: clientKey,
     handler: refuse(
+      "oauth-registration-ip",
       "too many client registrations from this address; try again later",
       OAUTH_REGISTRATION_LIMIT.windowMs,
       "oauthRegistrationRateLimit",

@@ -1,5 +1,6 @@
 import { isMailUnavailable, type Mailer } from "@app/mailer";
 import type { Logger } from "pino";
+import { mailSendFailures, mailsSent } from "../metrics.js";
 import { renderAccountMail } from "./account-mail.js";
 import type { ClaimedMail, MailOutbox } from "./mail-outbox.js";
 
@@ -39,7 +40,8 @@ export function retryDelayMs(attempt: number, baseMs: number, maxMs: number): nu
  * when this process queues a mail (woken at commit), after a pass that filled its batch, and
  * every `pollMs` otherwise (retries that came due, rows another instance queued and could not
  * send). A failed attempt waits {@link retryDelayMs}; after `maxAttempts` the mail is given up
- * and logged at error level. Logs name a mail by its row id, never by its address.
+ * and logged at error level. Logs name a mail by its row id, never by its address; the metrics
+ * count sends and failures.
  */
 export class MailOutboxWorker {
   readonly #outbox: MailOutbox;
@@ -120,6 +122,7 @@ export class MailOutboxWorker {
       // packages/mailer's messages name the SMTP reply code only; anything else is named by its type.
       const reason = isMailUnavailable(error) ? error.message : `${(error as Error).name ?? "Error"} while sending`;
       const last = mail.attempts >= this.#options.maxAttempts;
+      mailSendFailures.inc({ final: String(last) });
       const retryIn = last ? undefined : retryDelayMs(mail.attempts, this.#options.retryBaseMs, this.#options.retryMaxMs);
       await this.#outbox.failed(mail, reason, retryIn).catch(() => undefined);
       if (last) this.#logger.error({ mail: mail.id, kind: mail.kind, attempts: mail.attempts, err: reason }, "mail given up");
@@ -130,6 +133,7 @@ export class MailOutboxWorker {
         );
       return;
     }
+    mailsSent.inc();
     // Sent: a failure to record it leaves the row to its lease, and it may go out once more.
     const recorded = await this.#outbox.sent(mail).catch(() => false);
     if (!recorded) this.#logger.warn({ mail: mail.id, kind: mail.kind }, "sent mail not recorded: its lease had run out");
