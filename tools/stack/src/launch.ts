@@ -61,6 +61,22 @@ export interface StackOptions {
    * one), never with NODE_ENV=production: identity gets it as the provider `local`.
    */
   localIdp?: { port: number };
+  /**
+   * Give every identity and API process a free METRICS_PORT of its own, so each serves `/metrics`
+   * (`pnpm start`; listed in {@link RunningStack.metrics}). Without it no service gets one: a
+   * METRICS_PORT in this process's environment is never handed to several services.
+   */
+  metrics?: boolean;
+}
+
+/** Where one service serves its metrics. */
+export interface MetricsEndpoint {
+  /** The service process ("identity-1", "api-2", ...). */
+  name: string;
+  /** `host:port` of its metrics listener (a Prometheus scrape target). */
+  target: string;
+  /** `http://host:port/metrics`. */
+  url: string;
 }
 
 /** How `start` spawns a service other than `node <entry>` alone. */
@@ -83,6 +99,8 @@ export interface RunningStack {
   mcpSample: McpSample | undefined;
   /** The local OpenID Provider, when it runs (`localIdp`). */
   localIdp: LocalIdp | undefined;
+  /** The metrics listeners of identity and the API (`metrics`), in start order; empty otherwise. */
+  metrics: MetricsEndpoint[];
   /** The processes running now (a restarted service's entry is replaced). */
   processes: ServiceProcess[];
   /** Resolves with the first service that exits on its own (with `restart`: that gave up). */
@@ -112,6 +130,12 @@ export function distinctPorts(source: () => Promise<number>, reserved: number[] 
   };
 }
 
+/** The address to reach a metrics listener bound to `host` (METRICS_HOST) from this machine. */
+export function metricsHost(host: string | undefined): string {
+  if (!host || host === "0.0.0.0" || host === "::") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
 /**
  * Starts identity, API and gateway processes on one base URL: `/api/auth/*` to identity, the
  * rest of `/api/*` to the API; optionally the web app's static server on its own origin. Used by
@@ -123,7 +147,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
   const baseUrl = options.baseUrl ?? `http://localhost:${port}`;
   const webPort = options.web ? (options.web.port === 0 ? await nextPort() : options.web.port) : undefined;
   const webUrl = webPort === undefined ? undefined : `http://localhost:${webPort}`;
-  const { AUTH_SECRET: _a, DATA_ENCRYPTION_KEY: _d, ...inherited } = process.env;
+  const { AUTH_SECRET: _a, DATA_ENCRYPTION_KEY: _d, METRICS_PORT: _m, ...inherited } = process.env;
   const shared = {
     ...inherited,
     ...serviceLogFormat(process.env, process.stdout.isTTY === true),
@@ -155,6 +179,15 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
   const processes: ServiceProcess[] = [];
   const identityUrls: string[] = [];
   const apiUrls: string[] = [];
+  const metrics: MetricsEndpoint[] = [];
+  /** METRICS_PORT for the service `name` when `metrics` is asked for (none otherwise). */
+  const metricsEnv = async (name: string): Promise<Record<string, string>> => {
+    if (!options.metrics) return {};
+    const metricsPort = await nextPort();
+    const target = `${metricsHost(options.env?.METRICS_HOST ?? inherited.METRICS_HOST)}:${metricsPort}`;
+    metrics.push({ name, target, url: `http://${target}/metrics` });
+    return { METRICS_PORT: String(metricsPort) };
+  };
   const start = (name: string, entry: string, env: Record<string, string>, healthUrl: string, extra: SpawnExtra = {}): Promise<void> => {
     const index = processes.length;
     // Vite has no /healthz echoing STACK_INSTANCE_ID: any answer of the dev server will do.
@@ -201,7 +234,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
         start(
           `identity-${i}`,
           ENTRY.identity,
-          { PORT: String(p), AUTH_SECRET: options.authSecret, ...identityMail, ...identityIdp },
+          { PORT: String(p), AUTH_SECRET: options.authSecret, ...identityMail, ...identityIdp, ...(await metricsEnv(`identity-${i}`)) },
           `http://127.0.0.1:${p}/healthz`,
         ),
       );
@@ -217,7 +250,13 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
         start(
           `api-${i}`,
           ENTRY.api,
-          { PORT: String(p), IDENTITY_URL: identityUrl, DATA_ENCRYPTION_KEY: options.dataEncryptionKey, ...apiMcp },
+          {
+            PORT: String(p),
+            IDENTITY_URL: identityUrl,
+            DATA_ENCRYPTION_KEY: options.dataEncryptionKey,
+            ...apiMcp,
+            ...(await metricsEnv(`api-${i}`)),
+          },
           `http://127.0.0.1:${p}/healthz`,
         ),
       );
@@ -258,6 +297,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     devMail,
     mcpSample,
     localIdp,
+    metrics,
     processes,
     firstExit: gaveUp.then((g) => g.proc),
     exitReason: gaveUp.then((g) => g.reason),

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { stackPort } from "./stop-helpers.js";
 
 const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "dist", "start.js");
@@ -59,11 +59,20 @@ describe("pnpm start on a fresh machine (embedded PostgreSQL)", () => {
     expect(preflight.headers.get("access-control-allow-origin")).toBe(web);
     const jwks = (await (await fetch(`${base}/api/auth/jwks`)).json()) as { keys: { kid: string }[] };
     expect(jwks.keys).toHaveLength(1);
+    // Identity and the API each serve /metrics on a port of their own, printed after `ready`.
+    await vi.waitFor(() => expect(first.output()).toMatch(/metrics \(.*\): identity-1 http:\S+\/metrics, api-1 http:\S+\/metrics\n/));
+    const metricsUrl = (name: string) => new RegExp(`${name} (http:\\S+/metrics)`).exec(first.output())?.[1] ?? "";
+    const identityMetrics = await fetch(metricsUrl("identity-1"));
+    expect(identityMetrics.headers.get("content-type")).toContain("text/plain; version=0.0.4");
+    expect(await identityMetrics.text()).toMatch(/^identity_signing_key_age_seconds \d/m);
+    expect(await (await fetch(metricsUrl("api-1"))).text()).toMatch(/^api_websockets_open 0$/m);
+    expect(new URL(metricsUrl("api-1")).port).not.toBe(String(port));
     const secret = await readFile(path.join(dataDir, "secrets.json"), "utf8");
     first.child.kill("SIGINT");
     expect(await first.exited).toBe(0);
     expect(first.output()).toContain("stopped");
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+    await expect(fetch(metricsUrl("identity-1"))).rejects.toThrow();
 
     const second = await runStart(dataDir, port, pgPort, webPort);
     expect(second.output()).toContain("ready: ");

@@ -137,6 +137,8 @@ try {
     mcpSample: wantsMcpSample(process.env),
     // LOCAL_IDP=true: a local OpenID Provider runs in this process too (local-idp.ts), never in production.
     ...(wantsLocalIdp(process.env) ? { localIdp: { port: config.localIdpPort } } : {}),
+    // Identity and the API each serve /metrics on a free port of their own, printed below.
+    metrics: true,
     // In development a broken edit crashes a service until the next one: never give up there.
     restart: DEV ? { ...DEFAULT_RESTART, maxCrashes: Number.POSITIVE_INFINITY } : DEFAULT_RESTART,
     onSpawn: (proc) => {
@@ -168,6 +170,7 @@ try {
 if (stack && !stopping) {
   log(`ready: ${stack.baseUrl}  (in ${elapsed()}; identity at ${stack.baseUrl}/api/auth/*, API at ${stack.baseUrl}/api/*; Ctrl-C stops)`);
   if (stack.webUrl) log(`web app: ${stack.webUrl}`);
+  log(`metrics (Prometheus text format, never through the base URL): ${stack.metrics.map((m) => `${m.name} ${m.url}`).join(", ")}`);
   if (stack.devMail) log(`mail: no SMTP_URL, so mail is caught locally: ${stack.baseUrl}/dev/mail (links also print here)`);
   if (stack.mcpSample) log(`mcp: sample MCP server at ${stack.mcpSample.url}: add this URL on the web app's MCP page, then Connect`);
   else if (config.mcpSample) log("mcp: MCP_SAMPLE is ignored with NODE_ENV=production (the sample approves everyone)");
