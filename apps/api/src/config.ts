@@ -22,6 +22,7 @@ import {
   sharedSettingsShape,
   shutdownSettingsShape,
   tokenSettings,
+  tracingSettingsShape,
   trustProxySchema,
 } from "@app/http-kit";
 import { z } from "zod";
@@ -75,6 +76,7 @@ const schema = z
     ...serverSettingsShape({ port: 3002, limits: SERVICE_LIMITS }),
     ...shutdownSettingsShape(10_000),
     ...loggingSettingsShape,
+    ...tracingSettingsShape,
     ...metricsSettingsShape,
     ...databaseSettingsShape,
     IDENTITY_URL: z

@@ -12,6 +12,7 @@ import {
   serverLimitsOf,
   serverSettingsShape,
   shutdownSettingsShape,
+  tracingSettingsShape,
 } from "@app/http-kit";
 import { z } from "zod";
 import { devMailUpstream } from "./gateway.js";
@@ -31,6 +32,7 @@ const schema = z
     // Below the launcher's 10 s stop grace (tools/stack/src/processes.ts), so the drain ends first.
     ...shutdownSettingsShape(8_000),
     ...loggingSettingsShape,
+    ...tracingSettingsShape,
     IDENTITY_UPSTREAMS: upstreams("IDENTITY_UPSTREAMS"),
     API_UPSTREAMS: upstreams("API_UPSTREAMS"),
     DEV_MAIL_URL: z

@@ -20,6 +20,7 @@ import {
   serverSettingsShape,
   sharedSettingsShape,
   tokenSettings,
+  tracingSettingsShape,
   trustProxySchema,
 } from "@app/http-kit";
 import { checkSmtpUrl } from "@app/mailer";
@@ -41,6 +42,7 @@ const schema = z
     ...environmentSettingsShape,
     ...serverSettingsShape({ port: 3001, limits: SERVICE_LIMITS }),
     ...loggingSettingsShape,
+    ...tracingSettingsShape,
     ...databaseSettingsShape,
     ...factorSettingsShape,
     AUTH_SECRET: z.string({ error: "AUTH_SECRET is required" }).min(1, "AUTH_SECRET is required").meta({

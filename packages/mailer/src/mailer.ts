@@ -1,4 +1,11 @@
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import nodemailer, { type Transporter } from "nodemailer";
+
+/**
+ * The span of each send, when the service traces (packages/telemetry starts the SDK); without
+ * the SDK every call on it is a no-op. There is no OpenTelemetry instrumentation of nodemailer.
+ */
+const tracer = trace.getTracer("@app/mailer");
 
 /** One outgoing message: both bodies are always sent (plain text for every client, HTML for most). */
 export interface MailMessage {
@@ -58,11 +65,19 @@ export function checkSmtpUrl(url: string): string | undefined {
  * A nodemailer SMTP transport (pooled connections) for `settings.smtpUrl`. A send that fails for
  * any reason (refused connection, timeout, 4xx/5xx reply) rejects with {@link MailUnavailableError};
  * the message never says more than the SMTP reply code, so credentials in the URL stay out of logs.
+ * Each send is a client span `mail send` naming the server only: no address, subject or body,
+ * which may carry a code or a link.
  */
 export function createMailer(settings: MailerSettings): Mailer {
   const problem = checkSmtpUrl(settings.smtpUrl);
   if (problem) throw new Error(problem);
   const timeout = settings.timeoutMs ?? 10_000;
+  const server = new URL(settings.smtpUrl);
+  const attributes = {
+    "network.protocol.name": "smtp",
+    "server.address": server.hostname,
+    "server.port": Number(server.port || (server.protocol === "smtps:" ? 465 : 25)),
+  };
   // nodemailer reads host, port, TLS (smtps:) and credentials from `url`.
   const transport: Transporter = nodemailer.createTransport({
     url: settings.smtpUrl,
@@ -71,13 +86,19 @@ export function createMailer(settings: MailerSettings): Mailer {
     socketTimeout: timeout,
   } as Parameters<typeof nodemailer.createTransport>[0]);
   return {
-    async send(message) {
-      try {
-        await transport.sendMail({ from: settings.from, ...message });
-      } catch (error) {
-        const code = (error as { responseCode?: unknown; code?: unknown }).responseCode ?? (error as { code?: unknown }).code;
-        throw new MailUnavailableError(`mail could not be sent (${String(code ?? "unknown error")})`, { cause: error });
-      }
+    send(message) {
+      return tracer.startActiveSpan("mail send", { kind: SpanKind.CLIENT, attributes }, async (span) => {
+        try {
+          await transport.sendMail({ from: settings.from, ...message });
+        } catch (error) {
+          const code = (error as { responseCode?: unknown; code?: unknown }).responseCode ?? (error as { code?: unknown }).code;
+          const failure = new MailUnavailableError(`mail could not be sent (${String(code ?? "unknown error")})`, { cause: error });
+          span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+          throw failure;
+        } finally {
+          span.end();
+        }
+      });
     },
     close() {
       transport.close();

@@ -116,6 +116,8 @@ beforeAll(async () => {
       ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     },
     onLine: (name, line) => lines.push(`${name} ${line}`),
+    // Identity sends its mail to the development mailbox (dev-mail.ts): real SMTP.
+    devMail: true,
   });
 });
 afterAll(async () => {
@@ -252,6 +254,20 @@ describe("traces across the gateway and the services (OTLP/HTTP)", () => {
       "a Redis span of identity inside a request",
     );
     expect(redisSpan.attributes["db.query.text"]).toBe(redisSpan.attributes["db.operation.name"]);
+  });
+
+  it("records identity's mail sends, naming the SMTP server and nothing of the mail", async () => {
+    await signUp(`trace-${randomBytes(6).toString("hex")}`);
+    const mailSpan = await waitFor(
+      () => spans().find((s) => s.service === "identity" && s.scope === "@app/mailer" && s.name === "mail send"),
+      "identity's span of a mail send",
+    );
+    expect(mailSpan.kind).toBe(CLIENT);
+    expect(mailSpan.attributes).toEqual({
+      "network.protocol.name": "smtp",
+      "server.address": "127.0.0.1",
+      "server.port": Number(new URL(stack.devMail?.smtpUrl ?? "").port),
+    });
   });
 
   it("never exports a token from a URL, an Authorization header or a cookie", async () => {

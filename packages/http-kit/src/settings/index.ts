@@ -26,4 +26,5 @@ export {
   sharedSettingsShape,
   tokenSettings,
 } from "./token.js";
+export { tracingSettingsShape } from "./tracing.js";
 export { commaList, flag, originList, portSchema, trustProxySchema } from "./values.js";
