@@ -1,12 +1,16 @@
 import type { Logger } from "pino";
 import type { OrganizationHousekeeping } from "./organizations/deletion.js";
+import type { IdentityService } from "./services/identity.js";
 
 /** The authorization server's share of a round (oauth-provider/store.ts). */
 interface OAuthHousekeeping {
   purgeExpired(): Promise<number>;
 }
 
-import type { IdentityService } from "./services/identity.js";
+/** The security event log's share of a round (security-events/retention.ts). */
+interface EventHousekeeping {
+  sweepExpired(): Promise<number>;
+}
 
 /** What one housekeeping round did. */
 export interface HousekeepingResult {
@@ -25,6 +29,8 @@ export interface HousekeepingResult {
   completedOrganizationDeletions: number;
   /** Invitations long past their expiry, whatever became of them. */
   purgedInvitations: number;
+  /** Security events past AUTH_EVENT_RETENTION_DAYS (security-events/retention.ts). */
+  purgedEvents: number;
 }
 
 /** What housekeeping works on (the mailed tokens and deletions are optional for older callers). */
@@ -37,9 +43,10 @@ type HousekeepingService = Pick<IdentityService, "sessions" | "keys"> &
  * finished outbox rows the mail budget no longer counts, delete the users and the organizations
  * whose deletion the API has finished (services/account-settings.ts, organizations/deletion.ts)
  * and invitations long expired, retire keys whose overlap has passed, and rotate the signing key
- * when `keyRotationMs` (> 0) says it is due. Each step logs its own failure (a database outage)
- * and the round goes on; it never throws. The organizations' work is `options.organizations`
- * (IdentityApp.organizations, app.ts).
+ * when `keyRotationMs` (> 0) says it is due, and delete security events past their retention
+ * (`options.events`, security-events/retention.ts, in batches). Each step logs its own failure (a
+ * database outage) and the round goes on; it never throws. The organizations' work is
+ * `options.organizations` (IdentityApp.organizations, app.ts).
  */
 export async function runHousekeeping(
   service: HousekeepingService,
@@ -48,6 +55,7 @@ export async function runHousekeeping(
     keyRotationMs: number;
     organizations?: OrganizationHousekeeping | undefined;
     oauth?: OAuthHousekeeping | undefined;
+    events?: EventHousekeeping | undefined;
   },
 ): Promise<HousekeepingResult> {
   const { logger } = options;
@@ -79,6 +87,9 @@ export async function runHousekeeping(
   const rotated = await attempt("key rotation", () => service.keys.rotateIfDue(options.keyRotationMs), undefined);
   const retiredKeys = await attempt("key retirement", () => service.keys.retireExpired(), 0);
   if (retiredKeys) logger.info({ retired: retiredKeys }, "superseded signing keys retired");
+  const { events } = options;
+  const purgedEvents = events ? await attempt("security event sweep", () => events.sweepExpired(), 0) : 0;
+  if (purgedEvents) logger.info({ purged: purgedEvents }, "security events past their retention deleted");
   return {
     purgedSessions,
     purgedOAuth,
@@ -90,6 +101,7 @@ export async function runHousekeeping(
     purgedMails,
     completedOrganizationDeletions,
     purgedInvitations,
+    purgedEvents,
   };
 }
 
@@ -106,6 +118,7 @@ export function startHousekeeping(
     intervalMs: number;
     organizations?: OrganizationHousekeeping | undefined;
     oauth?: OAuthHousekeeping | undefined;
+    events?: EventHousekeeping | undefined;
   },
 ): () => void {
   let running = false;

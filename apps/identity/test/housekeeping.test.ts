@@ -62,6 +62,7 @@ describe("expired sessions are purged", () => {
       purgedMails: 0,
       completedOrganizationDeletions: 0,
       purgedInvitations: 0,
+      purgedEvents: 0,
     });
     const failing = {
       sessions: { purgeExpired: () => Promise.reject(new Error("connect ECONNREFUSED")) },
@@ -78,6 +79,7 @@ describe("expired sessions are purged", () => {
       purgedMails: 0,
       completedOrganizationDeletions: 0,
       purgedInvitations: 0,
+      purgedEvents: 0,
     });
   });
 

@@ -1,9 +1,12 @@
 import { type AdminImpersonationResponse, IMPERSONATION_MAX_SECONDS, SESSION_COOKIE_SUFFIX } from "@app/contracts";
+import type { PrismaClient } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { CookieOptions, Request, Response } from "express";
 import { type CookieSettings, clearSessionCookie, readSessionCookie, setSessionCookie } from "../middleware/session-cookie.js";
+import { recordEvent, requestFacts } from "../security-events/record.js";
 import type { ActiveSession, Sessions } from "../services/sessions.js";
 import { requestMeta } from "../views/public.js";
+import { sessionsRevoked } from "./audit.js";
 import type { AdminRoles } from "./roles.js";
 import type { AdminUsers } from "./users.js";
 import { managedSession, managedUser } from "./views.js";
@@ -23,15 +26,28 @@ export function adminSessionCookieName(cookie: CookieSettings): string {
  * as a browser-session cookie, and keeps the admin's own session in `<prefix>.admin_session`;
  * stop-impersonating ends the impersonation and puts the admin's session back. JWTs of the
  * impersonation carry `act: { sub: <admin id> }`. Admins are never impersonated, nor banned users.
+ * Start and stop are `impersonation_started` and `impersonation_stopped` security events of the
+ * user (actor: the admin).
  */
 export class Impersonation {
+  readonly #db: PrismaClient;
+  readonly #now: () => number;
   readonly #sessions: Sessions;
   readonly #roles: AdminRoles;
   readonly #users: AdminUsers;
   readonly #cookie: CookieSettings;
   readonly #adminCookie: string;
 
-  constructor(deps: { sessions: Sessions; roles: AdminRoles; users: AdminUsers; cookie: CookieSettings }) {
+  constructor(deps: {
+    prisma: PrismaClient;
+    sessions: Sessions;
+    roles: AdminRoles;
+    users: AdminUsers;
+    cookie: CookieSettings;
+    now: () => number;
+  }) {
+    this.#db = deps.prisma;
+    this.#now = deps.now;
     this.#sessions = deps.sessions;
     this.#roles = deps.roles;
     this.#users = deps.users;
@@ -43,7 +59,12 @@ export class Impersonation {
     return { httpOnly: true, sameSite: "lax", secure: this.#cookie.secure, path: "/" };
   }
 
-  /** POST impersonate-user: `admin` is the signed-in admin's session (the admin guard passed). */
+  /**
+   * POST impersonate-user: `admin` is the signed-in admin's session (the admin guard passed). The
+   * session is made by services/sessions.ts outside any transaction of ours, so its event follows
+   * it at once; when the event cannot be written the session is deleted again and never handed
+   * out: no impersonation goes unrecorded.
+   */
   async start(req: Request, res: Response, admin: ActiveSession, userId: string): Promise<AdminImpersonationResponse> {
     const target = await this.#users.find(userId);
     if (await this.#roles.isAdmin(target.id)) throw new AppError("forbidden", "admins cannot be impersonated");
@@ -53,6 +74,11 @@ export class Impersonation {
     const { token, session } = await this.#sessions.create(user.id, requestMeta(req), {
       impersonatedBy: admin.user.id,
       ttlMs: IMPERSONATION_MAX_SECONDS * 1000,
+    });
+    const event = { type: "impersonation_started" as const, userId: user.id, actorId: admin.user.id, detail: { session: session.id } };
+    await recordEvent(this.#db, event, requestFacts(req), new Date(this.#now())).catch(async (error: unknown) => {
+      await this.#db.session.deleteMany({ where: { id: session.id } });
+      throw error;
     });
     res.cookie(this.#adminCookie, adminToken, { ...this.#adminCookieOptions(), expires: admin.session.expiresAt });
     setSessionCookie(res, this.#cookie, token, undefined);
@@ -71,7 +97,7 @@ export class Impersonation {
     const cookies = req.cookies as Record<string, unknown> | undefined;
     const saved = cookies?.[this.#adminCookie];
     const admin = typeof saved === "string" ? await this.#sessions.validate(saved) : undefined;
-    await this.#sessions.revoke(readSessionCookie(req, this.#cookie));
+    await this.#end(req, current, adminId);
     res.clearCookie(this.#adminCookie, this.#adminCookieOptions());
     if (!admin || admin.user.id !== adminId || typeof saved !== "string") {
       clearSessionCookie(res, this.#cookie);
@@ -79,5 +105,18 @@ export class Impersonation {
     }
     setSessionCookie(res, this.#cookie, saved, admin.session.expiresAt);
     return { session: managedSession(admin.session), user: managedUser(admin.user, await this.#roles.roleOf(admin.user.id)) };
+  }
+
+  /** Deletes the impersonation session with its event and `session.revoked` webhook, in one transaction. */
+  async #end(req: Request, current: ActiveSession, adminId: string): Promise<void> {
+    const now = new Date(this.#now());
+    const { id } = current.session;
+    await this.#db.$transaction(async (tx) => {
+      const { count } = await tx.session.deleteMany({ where: { id } });
+      if (!count) return;
+      const event = { type: "impersonation_stopped" as const, userId: current.user.id, actorId: adminId, detail: { session: id } };
+      await recordEvent(tx, event, requestFacts(req), now);
+      await sessionsRevoked(tx, current.user.id, [id], "impersonation_stopped", now);
+    });
   }
 }

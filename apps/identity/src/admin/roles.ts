@@ -18,15 +18,15 @@ export class AdminRoles {
     this.#db = prisma;
   }
 
-  /** True when the user holds the admin role (one read of role_directory). */
-  async isAdmin(userId: string): Promise<boolean> {
-    const row = await this.#db.roleDirectory.findFirst({ where: { userId, role: ADMIN_ROLE }, select: { userId: true } });
+  /** True when the user holds the admin role (one read of role_directory, in `tx` when given). */
+  async isAdmin(userId: string, tx: Prisma.TransactionClient = this.#db): Promise<boolean> {
+    const row = await tx.roleDirectory.findFirst({ where: { userId, role: ADMIN_ROLE }, select: { userId: true } });
     return row !== null;
   }
 
   /** better-auth's `role` of a user: `admin` or `user`. */
-  async roleOf(userId: string): Promise<ManagedRole> {
-    return (await this.isAdmin(userId)) ? ADMIN_ROLE : "user";
+  async roleOf(userId: string, tx: Prisma.TransactionClient = this.#db): Promise<ManagedRole> {
+    return (await this.isAdmin(userId, tx)) ? ADMIN_ROLE : "user";
   }
 
   /** The admins among `userIds` (one read). */
@@ -50,10 +50,19 @@ export class AdminRoles {
    * unknown user; 409 `conflict` when it would take the role from the only admin.
    */
   async setAdmin(userId: string, admin: boolean, tx: Prisma.TransactionClient = this.#db): Promise<ManagedRole> {
+    return (await this.changeAdmin(userId, admin, tx)).role;
+  }
+
+  /** {@link setAdmin}, saying whether the role changed (a grant to an admin changes nothing). */
+  async changeAdmin(
+    userId: string,
+    admin: boolean,
+    tx: Prisma.TransactionClient = this.#db,
+  ): Promise<{ role: ManagedRole; changed: boolean }> {
     const [row] = await tx.$queryRaw<{ outcome: RoleChange }[]>`SELECT set_user_admin(${userId}, ${admin}) AS "outcome"`;
     if (row?.outcome === "unknown_user") throw new AppError("not_found", "no such user");
     if (row?.outcome === "last_admin") throw new AppError("conflict", "this change would leave no admin");
-    return admin ? ADMIN_ROLE : "user";
+    return { role: admin ? ADMIN_ROLE : "user", changed: row?.outcome === "granted" || row?.outcome === "revoked" };
   }
 }
 

@@ -20,9 +20,11 @@ import {
   statusResponse,
 } from "@app/contracts";
 import { type AnyRoute, defineRoute } from "@app/http-kit";
-import type { Response } from "express";
+import type { Request, Response } from "express";
 import type { FeatureDeps } from "../features.js";
 import { signedInUser } from "../middleware/guards.js";
+import { requestFacts } from "../security-events/record.js";
+import type { AdminAct } from "./audit.js";
 import { Bans } from "./bans.js";
 import { adminGuard } from "./guard.js";
 import { Impersonation } from "./impersonation.js";
@@ -30,7 +32,6 @@ import { adminLimits } from "./limits.js";
 import { roleAllows } from "./permissions.js";
 import { AdminRoles, namesAdmin } from "./roles.js";
 import { AdminUsers } from "./users.js";
-import { managedUser } from "./views.js";
 
 const TAG = "admin";
 /** A path under better-auth's admin plugin's base (`/api/auth/admin`). */
@@ -42,20 +43,22 @@ const SUCCESS = { success: true as const };
  * and answers, so its `adminClient` works unchanged (docs/accounts.md "Admin"). Every route but
  * stop-impersonating and has-permission needs a session whose user holds the API's admin role
  * (401 without a session, 403 `forbidden` otherwise); each is limited per IP, per admin, and the
- * costly or powerful ones further (admin/limits.ts).
+ * costly or powerful ones further (admin/limits.ts). Every change is a security event whose
+ * actor is the admin (admin/audit.ts), in the change's transaction.
  */
 export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
   const { guards, prisma, now } = deps;
   const roles = new AdminRoles(prisma);
   const bans = new Bans({ prisma, now });
   const users = new AdminUsers({ prisma, roles, bans, tokens: deps.service.mailTokens, accounts: deps.service.settings, now });
-  const impersonation = new Impersonation({ sessions: deps.service.sessions, roles, users, cookie: deps.cookie });
+  const impersonation = new Impersonation({ prisma, sessions: deps.service.sessions, roles, users, cookie: deps.cookie, now });
   const limits = adminLimits({ now, logger: deps.logger });
   const admin = adminGuard(roles);
   const read = [guards.origin, guards.noStore, limits.perIp, guards.cookies, guards.signedIn, admin, limits.perAdmin];
   const write = [guards.origin, guards.noStore, limits.perIp, guards.body, guards.cookies, guards.signedIn, admin, limits.perAdmin];
   const sensitive = [...write, limits.sensitive];
   const adminId = (res: Response) => signedInUser(res).user.id;
+  const act = (req: Request, res: Response): AdminAct => ({ adminId: adminId(res), facts: requestFacts(req) });
 
   return [
     defineRoute({
@@ -89,7 +92,7 @@ export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
       response: adminUserResponse,
       reply: "json",
       guards: sensitive,
-      handler: async ({ body }) => ({ user: await users.create(body) }),
+      handler: async ({ body, req, res }) => ({ user: await users.create(act(req, res), body) }),
     }),
     defineRoute({
       method: "post",
@@ -100,7 +103,7 @@ export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
       response: managedUserSchema,
       reply: "json",
       guards: write,
-      handler: ({ body, res }) => users.update(adminId(res), body.userId, body.data),
+      handler: ({ body, req, res }) => users.update(act(req, res), body.userId, body.data),
     }),
     defineRoute({
       method: "post",
@@ -111,10 +114,7 @@ export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
       response: adminUserResponse,
       reply: "json",
       guards: write,
-      handler: async ({ body }) => {
-        const user = await users.find(body.userId);
-        return { user: managedUser(user, await roles.setAdmin(user.id, namesAdmin(body.role))) };
-      },
+      handler: async ({ body, req, res }) => ({ user: await users.setRole(act(req, res), body.userId, namesAdmin(body.role)) }),
     }),
     defineRoute({
       method: "post",
@@ -125,8 +125,8 @@ export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
       response: statusResponse,
       reply: "json",
       guards: sensitive,
-      handler: async ({ body }) => {
-        await users.setPassword(body.userId, body.newPassword);
+      handler: async ({ body, req, res }) => {
+        await users.setPassword(act(req, res), body.userId, body.newPassword);
         return { status: true as const };
       },
     }),
@@ -139,8 +139,8 @@ export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
       response: adminSuccessResponse,
       reply: "json",
       guards: write,
-      handler: async ({ body, res }) => {
-        await users.remove(adminId(res), body.userId);
+      handler: async ({ body, req, res }) => {
+        await users.remove(act(req, res), body.userId);
         return SUCCESS;
       },
     }),
@@ -153,9 +153,9 @@ export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
       response: adminUserResponse,
       reply: "json",
       guards: write,
-      handler: async ({ body, res }) => {
+      handler: async ({ body, req, res }) => {
         await users.find(body.userId);
-        const user = await bans.ban(adminId(res), body.userId, body.banReason, body.banExpiresIn);
+        const user = await bans.ban(act(req, res), body.userId, body.banReason, body.banExpiresIn);
         return { user: await users.view(user) };
       },
     }),
@@ -168,9 +168,9 @@ export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
       response: adminUserResponse,
       reply: "json",
       guards: write,
-      handler: async ({ body }) => {
+      handler: async ({ body, req, res }) => {
         await users.find(body.userId);
-        return { user: await users.view(await bans.unban(body.userId)) };
+        return { user: await users.view(await bans.unban(act(req, res), body.userId)) };
       },
     }),
     defineRoute({
@@ -193,8 +193,8 @@ export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
       response: adminSuccessResponse,
       reply: "json",
       guards: write,
-      handler: async ({ body }) => {
-        await users.revokeSession(body.sessionToken);
+      handler: async ({ body, req, res }) => {
+        await users.revokeSession(act(req, res), body.sessionToken);
         return SUCCESS;
       },
     }),
@@ -207,8 +207,8 @@ export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
       response: adminSuccessResponse,
       reply: "json",
       guards: write,
-      handler: async ({ body }) => {
-        await users.revokeSessions(body.userId);
+      handler: async ({ body, req, res }) => {
+        await users.revokeSessions(act(req, res), body.userId);
         return SUCCESS;
       },
     }),

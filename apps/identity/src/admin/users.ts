@@ -4,6 +4,7 @@ import type {
   AdminListUsersQuery,
   AdminListUsersResponse,
   AdminUserChanges,
+  ManagedRole,
   ManagedSession,
   ManagedUser,
 } from "@app/contracts";
@@ -12,6 +13,8 @@ import { AppError } from "@app/http-kit";
 import type { AccountSettings } from "../services/account-settings.js";
 import type { MailTokens } from "../services/mail-tokens.js";
 import { hashPassword } from "../services/passwords.js";
+import { enqueueWebhook } from "../webhooks/outbox.js";
+import { type AdminAct, recordAdminEvent, sessionsRevoked, userWebhookData } from "./audit.js";
 import type { Bans } from "./bans.js";
 import { userListing } from "./list-users.js";
 import { type AdminRoles, namesAdmin } from "./roles.js";
@@ -25,7 +28,9 @@ const emailTaken = () => new AppError("email_taken", "an account with this email
 /**
  * The users as an admin manages them (better-auth's admin routes): listing, creating, changing,
  * passwords, sessions and removal. A user whose deletion is pending (`user_deletion`) is no
- * longer one: it is left out of listings and answers 404.
+ * longer one: it is left out of listings and answers 404. Every change is a security event with
+ * the admin as its actor and, where other systems care, a webhook, both written in the change's
+ * transaction (admin/audit.ts).
  */
 export class AdminUsers {
   readonly #db: PrismaClient;
@@ -89,8 +94,11 @@ export class AdminUsers {
     };
   }
 
-  /** POST create-user: the user, its password when given, and its role, in one transaction. */
-  async create(body: AdminCreateUserBody): Promise<ManagedUser> {
+  /**
+   * POST create-user: the user, its password when given, and its role, in one transaction with
+   * its `sign_up` event and `user.created` webhook.
+   */
+  async create(act: AdminAct, body: AdminCreateUserBody): Promise<ManagedUser> {
     const role = body.role ?? body.data?.role;
     const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
     try {
@@ -108,6 +116,9 @@ export class AdminUsers {
           },
         });
         const granted = role !== undefined && namesAdmin(role) ? await this.#roles.setAdmin(user.id, true, tx) : "user";
+        const now = new Date(this.#now());
+        await recordAdminEvent(tx, act, { type: "sign_up", userId: user.id, detail: { role: granted } }, now);
+        await enqueueWebhook(tx, "user.created", userWebhookData(user), now);
         return managedUser(user, granted);
       });
     } catch (error) {
@@ -119,14 +130,17 @@ export class AdminUsers {
   /**
    * POST update-user: profile, address, role and ban fields at once (better-auth answers the user
    * itself). A new address moves the password sign-in with it and ends the pending mailed links;
-   * `banned: true` ends every session, as ban-user.
+   * `banned: true` ends every session, as ban-user. A `user.updated` webhook, and the events of
+   * what changed (email_changed, email_verified, role_changed, user_banned), go with it.
    */
-  async update(adminId: string, userId: string, data: AdminUserChanges): Promise<ManagedUser> {
-    await this.find(userId);
+  async update(act: AdminAct, userId: string, data: AdminUserChanges): Promise<ManagedUser> {
+    const found = await this.find(userId);
     const banning = data.banned === true;
-    if (banning && userId === adminId) throw new AppError("bad_request", "you cannot ban yourself");
+    if (banning && userId === act.adminId) throw new AppError("bad_request", "you cannot ban yourself");
     try {
       return await this.#db.$transaction(async (tx) => {
+        const [before = found] = await tx.$queryRaw<Pick<User, "email" | "emailVerified" | "banned">[]>`
+          SELECT "email", "email_verified" AS "emailVerified", "banned" FROM "user" WHERE "id" = ${userId} FOR UPDATE`;
         const changes: Prisma.UserUpdateInput = {
           ...(data.name === undefined ? {} : { name: data.name }),
           ...(data.image === undefined ? {} : { image: data.image }),
@@ -143,9 +157,9 @@ export class AdminUsers {
           await tx.account.updateMany({ where: { userId, providerId: CREDENTIAL }, data: { accountId: data.email } });
           await this.#tokens.endPending(tx, userId);
         }
-        const role =
-          data.role === undefined ? await this.#roles.roleOf(userId) : await this.#roles.setAdmin(userId, namesAdmin(data.role), tx);
-        return managedUser(user, role);
+        const role = data.role === undefined ? undefined : await this.#roles.changeAdmin(userId, namesAdmin(data.role), tx);
+        await this.#recordUpdate(tx, act, before, user, role);
+        return managedUser(user, role?.role ?? (await this.#roles.roleOf(userId, tx)));
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw emailTaken();
@@ -153,8 +167,42 @@ export class AdminUsers {
     }
   }
 
-  /** POST set-user-password: sets (or creates) the password sign-in; the user's sessions stay, as better-auth's. */
-  async setPassword(userId: string, newPassword: string): Promise<void> {
+  /** The events and webhook of an update-user, in its transaction: one event per kind of change. */
+  async #recordUpdate(
+    tx: Prisma.TransactionClient,
+    act: AdminAct,
+    before: Pick<User, "email" | "emailVerified" | "banned">,
+    user: User,
+    role: { role: ManagedRole; changed: boolean } | undefined,
+  ): Promise<void> {
+    const now = new Date(this.#now());
+    const event = (type: "email_changed" | "email_verified" | "role_changed", detail?: Record<string, string>) =>
+      recordAdminEvent(tx, act, { type, userId: user.id, ...(detail ? { detail } : {}) }, now);
+    if (user.email !== before.email) await event("email_changed");
+    if (user.emailVerified && !before.emailVerified) await event("email_verified");
+    if (role?.changed) await event("role_changed", { role: role.role });
+    if (user.banned !== before.banned) await this.#bans.recordBan(tx, act, user, !user.banned);
+    else await enqueueWebhook(tx, "user.updated", userWebhookData(user), now);
+  }
+
+  /**
+   * POST set-role: grants or takes the admin role; a change is a `role_changed` event (`detail.role`:
+   * the role now) in the same transaction. Setting the role the user holds changes and records nothing.
+   */
+  async setRole(act: AdminAct, userId: string, admin: boolean): Promise<ManagedUser> {
+    const user = await this.find(userId);
+    return this.#db.$transaction(async (tx) => {
+      const { role, changed } = await this.#roles.changeAdmin(userId, admin, tx);
+      if (changed) await recordAdminEvent(tx, act, { type: "role_changed", userId, detail: { role } }, new Date(this.#now()));
+      return managedUser(user, role);
+    });
+  }
+
+  /**
+   * POST set-user-password: sets (or creates) the password sign-in; the user's sessions stay, as
+   * better-auth's. A `password_changed` event with the admin as actor, in the same transaction.
+   */
+  async setPassword(act: AdminAct, userId: string, newPassword: string): Promise<void> {
     const user = await this.find(userId);
     const passwordHash = await hashPassword(newPassword);
     await this.#db.$transaction(async (tx) => {
@@ -162,6 +210,7 @@ export class AdminUsers {
       if (count === 0) {
         await tx.account.create({ data: { id: randomUUID(), userId, providerId: CREDENTIAL, accountId: user.email, passwordHash } });
       }
+      await recordAdminEvent(tx, act, { type: "password_changed", userId }, new Date(this.#now()));
     });
   }
 
@@ -176,16 +225,38 @@ export class AdminUsers {
     return rows.map(managedSession);
   }
 
-  /** POST revoke-user-session: a session by its list-user-sessions `token` (its id) or a whole cookie value. */
-  async revokeSession(sessionToken: string): Promise<void> {
+  /**
+   * POST revoke-user-session: a session by its list-user-sessions `token` (its id) or a whole
+   * cookie value. A session it ended is a `session_revoked` event and a `session.revoked` webhook.
+   */
+  async revokeSession(act: AdminAct, sessionToken: string): Promise<void> {
     const id = sessionToken.split(".")[0] ?? "";
-    await this.#db.session.deleteMany({ where: { id } });
+    await this.#db.$transaction(async (tx) => {
+      const ended = await tx.$queryRaw<{ id: string; user_id: string }[]>`
+        DELETE FROM "session" WHERE "id" = ${id} RETURNING "id", "user_id"`;
+      for (const session of ended) await this.#recordRevoked(tx, act, session.user_id, [session.id]);
+    });
   }
 
-  /** POST revoke-user-sessions: every session of the user. */
-  async revokeSessions(userId: string): Promise<void> {
+  /** POST revoke-user-sessions: every session of the user (a `session_revoked` event when there was one). */
+  async revokeSessions(act: AdminAct, userId: string): Promise<void> {
     await this.find(userId);
-    await this.#db.session.deleteMany({ where: { userId } });
+    await this.#db.$transaction(async (tx) => {
+      const ended = await tx.$queryRaw<{ id: string }[]>`DELETE FROM "session" WHERE "user_id" = ${userId} RETURNING "id"`;
+      if (ended.length)
+        await this.#recordRevoked(
+          tx,
+          act,
+          userId,
+          ended.map((s) => s.id),
+        );
+    });
+  }
+
+  async #recordRevoked(tx: Prisma.TransactionClient, act: AdminAct, userId: string, sessionIds: string[]): Promise<void> {
+    const now = new Date(this.#now());
+    await recordAdminEvent(tx, act, { type: "session_revoked", userId, detail: { count: sessionIds.length } }, now);
+    await sessionsRevoked(tx, userId, sessionIds, "admin_revoked", now);
   }
 
   /**
@@ -195,14 +266,17 @@ export class AdminUsers {
    * the second factor, trusted devices, pending challenges and links, and the admin role. The
    * row keeps only its id and stays banned until it is gone, so no method signs it in meanwhile.
    */
-  async remove(adminId: string, userId: string): Promise<void> {
-    if (userId === adminId) throw new AppError("bad_request", "you cannot remove yourself");
+  async remove(act: AdminAct, userId: string): Promise<void> {
+    if (userId === act.adminId) throw new AppError("bad_request", "you cannot remove yourself");
     await this.find(userId);
     await this.#accounts.deleteAccount(userId, async (tx) => {
       await tx.$queryRaw`SELECT "id" FROM "user" WHERE "id" = ${userId} FOR UPDATE`;
       await this.#roles.setAdmin(userId, false, tx);
       // Banned until the row is gone, so no sign-in method finds it meanwhile.
       await tx.user.update({ where: { id: userId }, data: { banned: true, banReason: "removed", banExpires: null } });
+      const now = new Date(this.#now());
+      await recordAdminEvent(tx, act, { type: "account_deleted", userId }, now);
+      await enqueueWebhook(tx, "user.deleted", { id: userId }, now);
     });
   }
 }

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@app/db";
+import { type RequestFacts, recordEvent } from "../security-events/record.js";
 
 /** An application the user authorized (one oidc-provider Grant), as the consent routes answer it. */
 export interface ConsentView {
@@ -104,23 +105,30 @@ ORDER BY "created_at" DESC LIMIT 1`;
 
   /**
    * Revokes the application of one of the user's grants: every grant the user gave that client,
-   * with the codes, refresh tokens and opaque access tokens issued under them, in one statement.
-   * Its JWT access tokens are not stored and end at their expiry. False for an id that is not one
-   * of the user's grants.
+   * with the codes, refresh tokens and opaque access tokens issued under them, in one statement,
+   * and its `oauth_consent_revoked` event (the client and every scope its grants held) in the same
+   * transaction. Its JWT access tokens are not stored and end at their expiry. False for an id
+   * that is not one of the user's grants.
    */
-  async revoke(userId: string, id: string): Promise<boolean> {
-    const [row] = await this.#db.$queryRaw<{ count: number }[]>`
+  async revoke(userId: string, id: string, facts: RequestFacts, now: Date): Promise<boolean> {
+    return this.#db.$transaction(async (tx) => {
+      const rows = await tx.$queryRaw<{ kind: string; client_id: string; payload: GrantRow["payload"] }[]>`
 WITH target AS (
   SELECT "client_id" FROM "oauth_payload" WHERE "kind" = 'Grant' AND "id" = ${id} AND "account_id" = ${userId}
 ), grants AS (
   SELECT "id" FROM "oauth_payload"
   WHERE "kind" = 'Grant' AND "account_id" = ${userId} AND "client_id" IN (SELECT "client_id" FROM target)
-), gone AS (
-  DELETE FROM "oauth_payload"
-  WHERE ("kind" = 'Grant' AND "id" IN (SELECT "id" FROM grants)) OR "grant_id" IN (SELECT "id" FROM grants)
-  RETURNING 1
 )
-SELECT (SELECT count(*) FROM target)::int AS "count", (SELECT count(*) FROM gone)::int AS "deleted"`;
-    return (row?.count ?? 0) > 0;
+DELETE FROM "oauth_payload"
+WHERE ("kind" = 'Grant' AND "id" IN (SELECT "id" FROM grants)) OR "grant_id" IN (SELECT "id" FROM grants)
+RETURNING "kind", "client_id", "payload"`;
+      const gone = rows.filter((row) => row.kind === "Grant");
+      const [first] = gone;
+      if (!first) return false;
+      const scopes = [...new Set(gone.flatMap((grant) => grantedScopes(grant.payload)))].join(" ");
+      const detail = { clientId: first.client_id, scopes };
+      await recordEvent(tx, { type: "oauth_consent_revoked", userId, detail }, facts, now);
+      return true;
+    });
   }
 }

@@ -100,14 +100,17 @@ const words = (value: unknown) => (typeof value === "string" ? value.split(" ").
  * The consent page's answer (POST oauth2/consent): the interaction its signed query names, for
  * the session's user only; `accept` grants the requested scopes (or the subset `scope` names;
  * `openid` stays), recording the others as declined so they are not asked again, through
- * oidc-provider's Grant; a refusal ends the request with `access_denied`. Returns where the
- * browser goes next: oidc-provider's resume step, which redirects to the client.
+ * oidc-provider's Grant; a refusal ends the request with `access_denied`. The Grant is saved
+ * through `saveGrant`, which writes the consent's `oauth_consent_granted` event with it in one
+ * transaction (routes.ts). Returns where the browser goes next: oidc-provider's resume step,
+ * which redirects to the client.
  */
 export async function decideConsent(
   provider: Provider,
   fields: Record<string, string>,
   userId: string,
   decision: { accept: boolean; scope?: string | undefined },
+  saveGrant: (save: () => Promise<string>, granted: { clientId: string; scopes: string[] }) => Promise<string>,
 ): Promise<string> {
   const interaction = fields.uid ? await provider.Interaction.find(fields.uid) : undefined;
   if (interaction?.prompt.name !== "consent" || interaction.params.client_id !== fields.client_id) {
@@ -144,7 +147,8 @@ export async function decideConsent(
       if (granted) grant.addResourceScope(resource, granted);
       if (declined) grant.rejectResourceScope(resource, declined);
     }
-    interaction.result = { ...interaction.lastSubmission, consent: { grantId: await grant.save() } };
+    const granted = { clientId, scopes: [...accepted].filter((scope) => requested.has(scope)) };
+    interaction.result = { ...interaction.lastSubmission, consent: { grantId: await saveGrant(() => grant.save(), granted) } };
   }
   await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
   return interaction.returnTo;

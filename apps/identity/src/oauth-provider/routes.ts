@@ -18,6 +18,7 @@ import type { Request, Response } from "express";
 import type { FeatureDeps } from "../features.js";
 import { signedInUser } from "../middleware/guards.js";
 import { clientKey } from "../middleware/rate-limits.js";
+import { recordEvent, requestFacts } from "../security-events/record.js";
 import { homeOf } from "../views/link-pages.js";
 import { accountFinder } from "./accounts.js";
 import { Consents } from "./consents.js";
@@ -160,14 +161,21 @@ export function oauthProviderRoutes(deps: FeatureDeps, store: OAuthStore): AnyRo
       response: oauthConsentResponse,
       reply: "json",
       guards: [...start, guards.body, guards.sessionCookies, guards.signedIn],
-      handler: async ({ body, res }) => {
+      handler: async ({ body, req, res }) => {
         const fields = consentQuery.verify(body.oauth_query, now());
         if (!fields) throw new AppError("invalid_signature", "the consent page's query is not one this server signed, or it expired");
         const active = signedInUser(res);
         if (active.session.impersonatedBy !== null)
           throw new AppError("forbidden", "an impersonation session cannot authorize applications");
         const { provider } = await host.current();
-        const to = await decideConsent(provider, fields, active.user.id, body);
+        const to = await decideConsent(provider, fields, active.user.id, body, (save, granted) =>
+          store.inTransaction(async (tx) => {
+            const grantId = await save();
+            const detail = { clientId: granted.clientId, scopes: granted.scopes.join(" ") };
+            await recordEvent(tx, { type: "oauth_consent_granted", userId: active.user.id, detail }, requestFacts(req), new Date(now()));
+            return grantId;
+          }),
+        );
         return { redirect: true as const, url: to, redirect_uri: to };
       },
     }),
@@ -228,8 +236,9 @@ export function oauthProviderRoutes(deps: FeatureDeps, store: OAuthStore): AnyRo
       response: oauthDeleteConsentResponse,
       reply: "json",
       guards: [...start, guards.body, guards.sessionCookies, guards.signedIn],
-      handler: async ({ body, res }) => {
-        if (!(await consents.revoke(signedInUser(res).user.id, body.id))) throw new AppError("not_found", "no such authorized application");
+      handler: async ({ body, req, res }) => {
+        const revoked = await consents.revoke(signedInUser(res).user.id, body.id, requestFacts(req), new Date(now()));
+        if (!revoked) throw new AppError("not_found", "no such authorized application");
         return { success: true as const };
       },
     }),

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHmac, hkdfSync } from "node:crypto";
-import type { PrismaClient } from "@app/db";
+import type { Prisma, PrismaClient } from "@app/db";
 import { SecretBox } from "@app/secret-box";
 import { type Adapter, type AdapterPayload, errors } from "oidc-provider";
 
@@ -72,12 +72,22 @@ export class OAuthStore {
   readonly #limits: ClientLimits;
   /** The registrant of the client a request registers (oauth-provider/routes.ts sets it), for the caps. */
   readonly registrant = new AsyncLocalStorage<string>();
+  /** The transaction oidc-provider's writes join while {@link inTransaction} runs (clients aside: they lock on their own). */
+  readonly #transaction = new AsyncLocalStorage<Prisma.TransactionClient>();
 
   constructor(deps: { prisma: PrismaClient; authSecret: string; limits?: ClientLimits }) {
     this.#db = deps.prisma;
     this.#key = Buffer.from(hkdfSync("sha256", deps.authSecret, KDF_SALT, "oauth-token-hmac", 32));
     this.#box = new SecretBox(deps.authSecret, "oauth-provider");
     this.#limits = deps.limits ?? DEFAULT_CLIENT_LIMITS;
+  }
+
+  /**
+   * Runs `work` in one transaction that the writes oidc-provider makes meanwhile (a Grant saved)
+   * join, so they commit together with what `work` writes itself (the consent's security event).
+   */
+  inTransaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+    return this.#db.$transaction((tx) => this.#transaction.run(tx, () => work(tx)));
   }
 
   /** The key of a token's row: HMAC-SHA256 of its value. */
@@ -122,7 +132,7 @@ WHERE "kind" = ${kind} AND "id" = ${key} AND ("expires_at" IS NULL OR "expires_a
         }
         const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
         if (kind === "Client") await this.#saveClient(id, stored);
-        else await this.#write(this.#db, kind, keyOf(id), stored, expiresAt);
+        else await this.#write(this.#transaction.getStore() ?? this.#db, kind, keyOf(id), stored, expiresAt);
       },
       find: async (id) => restore(await byId(keyOf(id)), id),
       findByUid: async (uid) =>

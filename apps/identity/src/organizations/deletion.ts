@@ -1,6 +1,7 @@
 import { ORGANIZATION_DELETED_CHANNEL } from "@app/contracts";
 import type { PrismaClient } from "@app/db";
 import { clearActiveOrganization, type Tx } from "./store.js";
+import { type OrganizationFacts, organizationWebhooks } from "./webhooks.js";
 
 /** How long finished and expired invitations are kept past their expiry before housekeeping deletes them. */
 export const INVITATION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -10,10 +11,12 @@ export const INVITATION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
  * `organization_deletion` row, then `auth_organization_deleted` NOTIFYed with the organization's
  * id (delivered on commit). From then on the organization is gone for identity's routes and for
  * the API (the view organization_membership hides its members); its members' sessions stop
- * working in it and its pending invitations are canceled. The API deletes its rows and files and
- * sets `api_done_at`; {@link OrganizationHousekeeping.completeDeletions} then deletes the row.
+ * working in it and its pending invitations are canceled; the `organization.deleted` webhook is
+ * written with it. The API deletes its rows and files and sets `api_done_at`;
+ * {@link OrganizationHousekeeping.completeDeletions} then deletes the row.
  */
-export async function requestOrganizationDeletion(tx: Tx, organizationId: string): Promise<void> {
+export async function requestOrganizationDeletion(tx: Tx, org: OrganizationFacts): Promise<void> {
+  const organizationId = org.id;
   await tx.organizationDeletion.upsert({ where: { organizationId }, create: { organizationId }, update: {} });
   const members = await tx.member.findMany({ where: { organizationId }, select: { userId: true } });
   await clearActiveOrganization(
@@ -23,6 +26,7 @@ export async function requestOrganizationDeletion(tx: Tx, organizationId: string
   );
   await tx.invitation.updateMany({ where: { organizationId, status: "pending" }, data: { status: "canceled" } });
   await tx.$executeRaw`SELECT pg_notify(${ORGANIZATION_DELETED_CHANNEL}, ${organizationId})`;
+  await organizationWebhooks.deleted(tx, org);
 }
 
 /** The organizations' share of identity's housekeeping (apps/identity/src/housekeeping.ts). */

@@ -15,6 +15,7 @@ import { badRequest, forbidden } from "./errors.js";
 import { isOwner, may } from "./roles.js";
 import { findMember, findMemberWithUser, findOrganization, type InvitationRow, lockOrganization, type Tx } from "./store.js";
 import { invitationView, memberView } from "./views.js";
+import { organizationWebhooks } from "./webhooks.js";
 
 const MAIL_KIND = "organization-invitation";
 
@@ -132,7 +133,8 @@ export class Invitations {
     return this.#db.$transaction(async (tx) => {
       const invitation = await this.#forRecipient(active, invitationId, "accept", tx);
       const { organizationId } = invitation;
-      if (!(await lockOrganization(tx, organizationId))) throw badRequest("ORGANIZATION_NOT_FOUND");
+      const org = await lockOrganization(tx, organizationId);
+      if (!org) throw badRequest("ORGANIZATION_NOT_FOUND");
       if (await findMember(tx, active.user.id, organizationId)) throw badRequest("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION");
       if ((await tx.member.count({ where: { organizationId } })) >= MEMBERS_PER_ORGANIZATION)
         throw forbidden("ORGANIZATION_MEMBERSHIP_LIMIT_REACHED");
@@ -150,6 +152,7 @@ export class Invitations {
         where: { id: active.session.id },
         data: { activeOrganizationId: organizationId, activeTeamId: teams.length === 1 ? (teams[0]?.id ?? null) : null },
       });
+      await organizationWebhooks.memberAdded(tx, org, member);
       return { invitation: invitationView({ ...invitation, status: "accepted" }), member: memberView(member) };
     });
   }

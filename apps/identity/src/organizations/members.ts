@@ -22,6 +22,7 @@ import {
   type MemberRow,
 } from "./store.js";
 import { memberView } from "./views.js";
+import { organizationWebhooks } from "./webhooks.js";
 
 /**
  * Members and their roles (better-auth's crud-members and has-permission). An organization
@@ -79,7 +80,8 @@ export class Members {
     const organizationId = body.organizationId ?? active.session.activeOrganizationId;
     if (!organizationId) throw badRequest("NO_ACTIVE_ORGANIZATION");
     return this.#db.$transaction(async (tx) => {
-      const caller = (await lockOrganization(tx, organizationId)) && (await findMember(tx, active.user.id, organizationId));
+      const org = await lockOrganization(tx, organizationId);
+      const caller = org && (await findMember(tx, active.user.id, organizationId));
       if (!caller) throw badRequest("MEMBER_NOT_FOUND");
       const target = caller.id === body.memberId ? caller : await tx.member.findUnique({ where: { id: body.memberId } });
       if (!target) throw badRequest("MEMBER_NOT_FOUND");
@@ -90,7 +92,9 @@ export class Members {
       if (demotesOwner && (await countOwners(tx, organizationId)) <= 1)
         throw badRequest("YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER");
       if (!callerOwner && !may(caller.role, "member", "update")) throw forbidden("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
-      return memberView(await tx.member.update({ where: { id: target.id }, data: { role: body.role } }));
+      const updated = await tx.member.update({ where: { id: target.id }, data: { role: body.role } });
+      if (updated.role !== target.role) await organizationWebhooks.memberUpdated(tx, org, updated, target.role);
+      return memberView(updated);
     });
   }
 
@@ -103,7 +107,8 @@ export class Members {
     const organizationId = body.organizationId ?? active.session.activeOrganizationId;
     if (!organizationId) throw badRequest("NO_ACTIVE_ORGANIZATION");
     return this.#db.$transaction(async (tx) => {
-      const caller = (await lockOrganization(tx, organizationId)) && (await findMember(tx, active.user.id, organizationId));
+      const org = await lockOrganization(tx, organizationId);
+      const caller = org && (await findMember(tx, active.user.id, organizationId));
       if (!caller) throw badRequest("MEMBER_NOT_FOUND");
       let target: MemberRow | null | undefined;
       if (body.memberIdOrEmail.includes("@")) {
@@ -118,6 +123,7 @@ export class Members {
       }
       if (!may(caller.role, "member", "delete")) throw forbidden("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER");
       await deleteMember(tx, target);
+      await organizationWebhooks.memberRemoved(tx, org, target, "removed");
       return { member: memberView(target) };
     });
   }

@@ -24,6 +24,7 @@ import {
   type OrganizationRow,
 } from "./store.js";
 import { invitationView, memberView, organizationView, teamView } from "./views.js";
+import { organizationWebhooks } from "./webhooks.js";
 
 /** First argument of the per-user advisory lock (two-key form) that serialises a user's creations. */
 const CREATE_LOCK_CLASS = 0x6f726773;
@@ -78,6 +79,8 @@ export class Organizations {
         await tx.teamMember.create({ data: { id: randomUUID(), teamId: team.id, userId: user.id } });
         if (!body.keepCurrentActiveOrganization)
           await tx.session.updateMany({ where: { id: session.id }, data: { activeOrganizationId: org.id, activeTeamId: team.id } });
+        await organizationWebhooks.created(tx, org);
+        await organizationWebhooks.memberAdded(tx, org, member);
         return { ...organizationView(org, true), members: [memberView(member)] };
       });
     } catch (error) {
@@ -94,7 +97,7 @@ export class Organizations {
     return { status: true };
   }
 
-  /** POST update: owners and admins change name, slug, logo and metadata. */
+  /** POST update: owners and admins change name, slug, logo and metadata (an `organization.updated` webhook with it). */
   async update(active: ActiveSession, body: UpdateOrganizationBody): Promise<OrganizationView> {
     const organizationId = body.organizationId ?? active.session.activeOrganizationId;
     if (!organizationId) throw badRequest("ORGANIZATION_NOT_FOUND");
@@ -107,15 +110,19 @@ export class Organizations {
       if (taken && taken.id !== organizationId) throw badRequest("ORGANIZATION_SLUG_ALREADY_TAKEN");
     }
     try {
-      const org = await this.#db.organization.update({
-        where: { id: organizationId },
-        data: {
-          ...(data.name !== undefined ? { name: data.name } : {}),
-          ...(data.slug !== undefined ? { slug: data.slug } : {}),
-          ...(data.logo !== undefined ? { logo: data.logo } : {}),
-          ...(data.metadata !== undefined ? { metadata: JSON.stringify(data.metadata) } : {}),
-        },
-        select: ORG_FIELDS,
+      const org = await this.#db.$transaction(async (tx) => {
+        const updated = await tx.organization.update({
+          where: { id: organizationId },
+          data: {
+            ...(data.name !== undefined ? { name: data.name } : {}),
+            ...(data.slug !== undefined ? { slug: data.slug } : {}),
+            ...(data.logo !== undefined ? { logo: data.logo } : {}),
+            ...(data.metadata !== undefined ? { metadata: JSON.stringify(data.metadata) } : {}),
+          },
+          select: ORG_FIELDS,
+        });
+        await organizationWebhooks.updated(tx, updated);
+        return updated;
       });
       return organizationView(org, true);
     } catch (error) {
@@ -134,7 +141,7 @@ export class Organizations {
       const member = org && (await findMember(tx, active.user.id, organizationId));
       if (!org || !member) throw badRequest("USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION");
       if (!may(member.role, "organization", "delete")) throw forbidden("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION");
-      await requestOrganizationDeletion(tx, organizationId);
+      await requestOrganizationDeletion(tx, org);
       return organizationView(org);
     });
   }
@@ -228,6 +235,7 @@ export class Organizations {
       if (isOwner(member.role) && (await countOwners(tx, organizationId)) <= 1)
         throw badRequest("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
       await deleteMember(tx, member);
+      await organizationWebhooks.memberRemoved(tx, org, member, "left");
       return memberView(member);
     });
   }

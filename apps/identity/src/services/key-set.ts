@@ -1,9 +1,10 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID } from "node:crypto";
 import { JWT_LIFETIME_SECONDS, type PublicJwk } from "@app/contracts";
-import type { Jwks, PrismaClient } from "@app/db";
+import { type Jwks, Prisma, type PrismaClient } from "@app/db";
 import { AppError, DEFAULT_KEY_ACTIVATION_DELAY_MS } from "@app/http-kit";
 import { SecretBox } from "@app/secret-box";
 import type { Logger } from "pino";
+import { NO_REQUEST, recordEvent } from "../security-events/record.js";
 import { announceKeySet } from "./key-set-events.js";
 import { rawRows, type SqlPool } from "./raw-query.js";
 
@@ -57,6 +58,19 @@ WHERE "retired_at" IS NULL ORDER BY "created_at" DESC`,
   values: [],
 } as const;
 
+/** Why a key was made or retired, as its `key_rotated` security event says. */
+type KeyChange =
+  | { step: "created"; reason: "manual" | "interval" | "first_key" | "secret_changed" }
+  | { step: "retired"; reason: "overlap_passed" | "secret_changed" };
+
+/**
+ * Records a key made or retired as a `key_rotated` security event of no user (the key's id and
+ * why, never key material), in the transaction that made the change.
+ */
+function recordKeyChange(tx: Prisma.TransactionClient, kid: string, change: KeyChange, now: Date): Promise<void> {
+  return recordEvent(tx, { type: "key_rotated", userId: null, detail: { kid, ...change } }, NO_REQUEST, now);
+}
+
 function toJwks(row: JwksRow): Jwks {
   return {
     id: row.id,
@@ -82,7 +96,9 @@ function newKeyRow(box: SecretBox, now: Date) {
  * Every call reads the table once, so all identity instances agree; decrypted keys are cached
  * by kid. Rows the current secret cannot open (AUTH_SECRET changed) are retired: never served,
  * never used, and a fresh key is made so get-session keeps working. Every change is announced on
- * PostgreSQL NOTIFY when its transaction commits (key-set-events.ts), so verifiers refetch at once.
+ * PostgreSQL NOTIFY when its transaction commits (key-set-events.ts), so verifiers refetch at once,
+ * and is a `key_rotated` security event (`detail`: the kid, `step` created or retired, `reason`)
+ * in the same transaction.
  *
  * Only rows that existed when this instance started are retired that way. A newer row it cannot
  * open was made by a peer running with another secret (a rolling secret change, or a
@@ -147,6 +163,7 @@ export class KeySet {
     const row = await this.#db.$transaction(async (tx) => {
       const created = await tx.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });
       await announceKeySet(tx, "rotated", [created.id]);
+      await recordKeyChange(tx, created.id, { step: "created", reason: "manual" }, created.createdAt);
       return created;
     });
     const key = this.#open(row);
@@ -170,6 +187,7 @@ export class KeySet {
         if (!newest || this.#now() - newest.createdAt.getTime() < maxAgeMs) return undefined;
         const row = await tx.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });
         await announceKeySet(tx, "rotated", [row.id]);
+        await recordKeyChange(tx, row.id, { step: "created", reason: "interval" }, row.createdAt);
         return row;
       },
       { timeout: 15_000, maxWait: 10_000 },
@@ -187,18 +205,18 @@ export class KeySet {
     const keep = new Set(this.#publishable(usable).map((k) => k.kid));
     const drop = usable.filter((k) => !keep.has(k.kid)).map((k) => k.kid);
     if (!drop.length) return 0;
-    return this.#retireRows(drop);
+    return this.#retireRows(drop, "overlap_passed");
   }
 
-  /** Marks rows retired and announces them in the same transaction; returns how many changed. */
-  async #retireRows(kids: string[]): Promise<number> {
+  /** Marks rows retired, announces and records them in the same transaction; returns how many changed. */
+  async #retireRows(kids: string[], reason: "overlap_passed" | "secret_changed"): Promise<number> {
     return this.#db.$transaction(async (tx) => {
-      const { count } = await tx.jwks.updateMany({
-        where: { id: { in: kids }, retiredAt: null },
-        data: { retiredAt: new Date(this.#now()) },
-      });
-      if (count) await announceKeySet(tx, "retired", kids);
-      return count;
+      const now = new Date(this.#now());
+      const retired = await tx.$queryRaw<{ id: string }[]>`
+        UPDATE "jwks" SET "retired_at" = ${now} WHERE "id" IN (${Prisma.join(kids)}) AND "retired_at" IS NULL RETURNING "id"`;
+      if (retired.length) await announceKeySet(tx, "retired", kids);
+      for (const { id } of retired) await recordKeyChange(tx, id, { step: "retired", reason }, now);
+      return retired.length;
     });
   }
 
@@ -245,7 +263,7 @@ export class KeySet {
   }
 
   async #retire(kids: string[]): Promise<void> {
-    const count = await this.#retireRows(kids);
+    const count = await this.#retireRows(kids, "secret_changed");
     if (count) this.#log.warn({ kids, count }, "retired signing keys that AUTH_SECRET no longer decrypts; earlier JWTs are invalid");
   }
 
@@ -257,10 +275,13 @@ export class KeySet {
         const rows = await tx.jwks.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
         if (rows.some((r) => this.#open(r) || r.createdAt.getTime() > this.#startedAt)) return;
         const stale = rows.map((r) => r.id);
-        if (stale.length) await tx.jwks.updateMany({ where: { id: { in: stale } }, data: { retiredAt: new Date(this.#now()) } });
+        const now = new Date(this.#now());
+        if (stale.length) await tx.jwks.updateMany({ where: { id: { in: stale } }, data: { retiredAt: now } });
         await announceKeySet(tx, "retired", stale);
-        const row = await tx.jwks.create({ data: newKeyRow(this.#box, new Date(this.#now())) });
+        for (const kid of stale) await recordKeyChange(tx, kid, { step: "retired", reason: "secret_changed" }, now);
+        const row = await tx.jwks.create({ data: newKeyRow(this.#box, now) });
         await announceKeySet(tx, "created", [row.id]);
+        await recordKeyChange(tx, row.id, { step: "created", reason: stale.length ? "secret_changed" : "first_key" }, now);
         this.#log.info({ kid: row.id }, "created signing key");
       },
       { timeout: 15_000, maxWait: 10_000 },
