@@ -1,5 +1,6 @@
 import { createDb } from "@app/db";
 import { createLogger, serve } from "@app/http-kit";
+import { shutdownTracing } from "@app/telemetry";
 import { createApp } from "./app.js";
 import { loadApiConfig } from "./config.js";
 import { createHttpServer } from "./http-server.js";
@@ -31,5 +32,7 @@ await serve(server, {
     // No request runs any more: partial uploads cut by the stop are deleted now, not left behind.
     await api.close().catch((err: Error) => logger.warn({ err: err.message }, "upload directory cleanup failed"));
     await db.close();
+    // serve() exits the process next: the spans still batched are sent first (no-op when tracing is off).
+    await shutdownTracing();
   },
 });

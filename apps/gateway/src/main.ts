@@ -1,4 +1,5 @@
 import { createLogger, serve } from "@app/http-kit";
+import { shutdownTracing } from "@app/telemetry";
 import { loadGatewayConfig } from "./config.js";
 import { createGateway } from "./gateway.js";
 
@@ -15,4 +16,5 @@ const server = createGateway({
 
 // The edge stops last (tools/stack/src/launch.ts): while it drains, the upstreams' goodbyes (SSE
 // `shutdown`, WebSocket 1001) still travel through it to the clients (serve.ts).
-await serve(server, { port: config.port, host: config.host, logger, drainMs: config.shutdownDrainMs });
+// serve() exits the process after onShutdown: the spans still batched are sent first (no-op when tracing is off).
+await serve(server, { port: config.port, host: config.host, logger, drainMs: config.shutdownDrainMs, onShutdown: shutdownTracing });

@@ -1,5 +1,6 @@
 import { createDb } from "@app/db";
 import { createLogger, serve } from "@app/http-kit";
+import { shutdownTracing } from "@app/telemetry";
 import { createMailer } from "@app/mailer";
 import { createApp } from "./app.js";
 import { loadIdentityConfig } from "./config.js";
@@ -59,5 +60,7 @@ await serve(app, {
     await webhooks.stop();
     mailer?.close();
     await db.close();
+    // serve() exits the process next: the spans still batched are sent first (no-op when tracing is off).
+    await shutdownTracing();
   },
 });
