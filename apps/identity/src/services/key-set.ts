@@ -4,7 +4,7 @@ import { type Jwks, Prisma, type PrismaClient } from "@app/db";
 import { AppError, DEFAULT_KEY_ACTIVATION_DELAY_MS } from "@app/http-kit";
 import { SecretBox } from "@app/secret-box";
 import type { Logger } from "pino";
-import { NO_REQUEST, recordEvent } from "../security-events/record.js";
+import { recordKeyChange } from "../security-events/key-changes.js";
 import { announceKeySet } from "./key-set-events.js";
 import { rawRows, type SqlPool } from "./raw-query.js";
 
@@ -57,19 +57,6 @@ const LIVE_KEYS = {
 WHERE "retired_at" IS NULL ORDER BY "created_at" DESC`,
   values: [],
 } as const;
-
-/** Why a key was made or retired, as its `key_rotated` security event says. */
-type KeyChange =
-  | { step: "created"; reason: "manual" | "interval" | "first_key" | "secret_changed" }
-  | { step: "retired"; reason: "overlap_passed" | "secret_changed" };
-
-/**
- * Records a key made or retired as a `key_rotated` security event of no user (the key's id and
- * why, never key material), in the transaction that made the change.
- */
-function recordKeyChange(tx: Prisma.TransactionClient, kid: string, change: KeyChange, now: Date): Promise<void> {
-  return recordEvent(tx, { type: "key_rotated", userId: null, detail: { kid, ...change } }, NO_REQUEST, now);
-}
 
 function toJwks(row: JwksRow): Jwks {
   return {
@@ -275,13 +262,15 @@ export class KeySet {
         const rows = await tx.jwks.findMany({ where: { retiredAt: null }, orderBy: { createdAt: "desc" } });
         if (rows.some((r) => this.#open(r) || r.createdAt.getTime() > this.#startedAt)) return;
         const stale = rows.map((r) => r.id);
+        // Keys made before that none can open now (retired here or by #classify): the secret changed.
+        const replaced = (await tx.jwks.count()) > 0;
         const now = new Date(this.#now());
         if (stale.length) await tx.jwks.updateMany({ where: { id: { in: stale } }, data: { retiredAt: now } });
         await announceKeySet(tx, "retired", stale);
         for (const kid of stale) await recordKeyChange(tx, kid, { step: "retired", reason: "secret_changed" }, now);
         const row = await tx.jwks.create({ data: newKeyRow(this.#box, now) });
         await announceKeySet(tx, "created", [row.id]);
-        await recordKeyChange(tx, row.id, { step: "created", reason: stale.length ? "secret_changed" : "first_key" }, now);
+        await recordKeyChange(tx, row.id, { step: "created", reason: replaced ? "secret_changed" : "first_key" }, now);
         this.#log.info({ kid: row.id }, "created signing key");
       },
       { timeout: 15_000, maxWait: 10_000 },
