@@ -1,4 +1,61 @@
+import { createDb } from "@app/db";
+import { expect } from "vitest";
 import type { ConformanceContext } from "./context.js";
 
-/** Answers every route of the feature (route-conformance.test.ts). */
-export async function drive(_ctx: ConformanceContext): Promise<void> {}
+/**
+ * Grants the admin role as `pnpm admin:grant` would, in whichever test database holds the user
+ * (the context names none; the user's id is a fresh UUID): a write to the API's user_role as the
+ * server's administrator.
+ */
+async function grantAdmin(userId: string): Promise<void> {
+  const base = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (!base) throw new Error("TEST_DATABASE_URL is not set");
+  const server = createDb(base, { max: 1 });
+  let names: string[];
+  try {
+    const { rows } = await server.pool.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 't\\_%'`);
+    names = rows.map((row) => row.datname);
+  } finally {
+    await server.close();
+  }
+  for (const name of names) {
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    const db = createDb(url.toString(), { max: 1 });
+    try {
+      const { rowCount } = await db.pool.query(
+        `INSERT INTO user_role (user_id, role) SELECT id, 'admin' FROM "user" WHERE id = $1 ON CONFLICT DO NOTHING`,
+        [userId],
+      );
+      if (rowCount) return;
+    } catch {
+      // A database being dropped or not yet migrated by another test: not this one.
+    } finally {
+      await db.close();
+    }
+  }
+  throw new Error(`no test database holds user ${userId}`);
+}
+
+/**
+ * Answers every route of the feature (route-conformance.test.ts): a user reads their own
+ * security events a page at a time, and an admin queries everyone's with filters.
+ */
+export async function drive(ctx: ConformanceContext): Promise<void> {
+  const { expectJson, password } = ctx;
+  const admin = ctx.client();
+  const signedUp = await expectJson(await admin.post("/api/auth/sign-up/email", { email: ctx.fresh("events"), password, name: "Events" }));
+  const adminId = (signedUp.user as { id: string }).id;
+
+  // The first page of the user's own events (whatever identity recorded for the sign-up), then the next when there is one.
+  const own = await expectJson(await admin.get("/api/auth/account-events?limit=1"));
+  if (typeof own.nextCursor === "string") await expectJson(await admin.get(`/api/auth/account-events?cursor=${own.nextCursor}`));
+
+  await grantAdmin(adminId);
+  // An admin action is an event of the user it acts on, so the admins' query has one at least.
+  const created = await expectJson(await admin.post("/api/auth/admin/create-user", { email: ctx.fresh("evented"), name: "Evented" }));
+  const userId = (created.user as { id: string }).id;
+  const page = await expectJson(await admin.get(`/api/auth/admin/events?userId=${userId}&type=sign_up,role_changed&outcome=success`));
+  expect(page.events).toEqual([expect.objectContaining({ type: "sign_up", userId, actorId: adminId })]);
+  await expectJson(await admin.get(`/api/auth/admin/events?limit=5&from=2020-01-01&actorId=${adminId}`));
+}
