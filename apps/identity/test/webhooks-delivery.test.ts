@@ -6,7 +6,8 @@ import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startWebhookDelivery, type WebhookDelivery } from "../src/webhooks/delivery.js";
 import { enqueueWebhook } from "../src/webhooks/outbox.js";
-import { identityKit, type Kit } from "./kit.js";
+import { WebhookSecrets } from "../src/webhooks/secrets.js";
+import { identityKit, type Kit, SECRET } from "./kit.js";
 import { FAST_WEBHOOKS, type Receiver, registerEndpoint, signUpAdmin, startReceiver, until } from "./webhooks-kit.js";
 
 // Deliveries from the outbox to a real receiver that verifies every request with the
@@ -136,6 +137,55 @@ describe("webhook delivery", () => {
     } finally {
       silent.closeAllConnections();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it("refuses at send time an endpoint whose address the policy forbids, without connecting", async () => {
+    // A row written past the registration check (as one saved before a policy change would be).
+    const id = "wh_private";
+    await kit.db.prisma.webhookEndpoint.create({
+      data: {
+        id,
+        url: "http://10.255.255.1/hook",
+        events: ["user.created"],
+        secretSealed: new WebhookSecrets(SECRET).seal(id, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),
+      },
+    });
+    await enqueueWebhook(kit.db.prisma, "user.created", { id: "u7" });
+    await until(async () => (await deliveriesOf(id))[0]?.attempts === 1, 20_000, "the refused attempt");
+    expect((await deliveriesOf(id))[0]).toMatchObject({
+      state: "pending",
+      lastStatus: null,
+      lastError: "the URL was refused: URL must not point to a private, loopback or link-local address",
+    });
+  });
+
+  it("fails a delivery once its event's retry window has passed; an admin's retry then makes one more attempt", async () => {
+    // A database of its own: the other tests' worker, with its longer window, must not take these jobs.
+    const short = await identityKit({ env: { ...FAST_WEBHOOKS, WEBHOOK_RETRY_WINDOW_MS: "1500" } });
+    const worker = await startWebhookDelivery({ config: short.config, db: short.db, logger });
+    const deliveriesOf = (endpointId: string) => short.db.prisma.webhookDelivery.findMany({ where: { endpointId } });
+    try {
+      const admin = await signUpAdmin(short.app, short.database);
+      receiver = await startReceiver();
+      receiver.status = 500;
+      const endpoint = await registerEndpoint(short.app, admin.cookie, receiver.url, ["session.revoked"]);
+      receiver.secret = endpoint.secret;
+      const id = await enqueueWebhook(short.db.prisma, "session.revoked", { userId: "u1", sessionId: "s1" });
+      await until(async () => (await deliveriesOf(endpoint.id))[0]?.state === "failed", 20_000, "the delivery to fail");
+      const [failed] = await deliveriesOf(endpoint.id);
+      expect(failed).toMatchObject({ lastStatus: 500, lastError: "the endpoint answered 500", nextAttemptAt: null });
+      const sent = receiver.received.filter((r) => r.id === id).length;
+      expect(sent).toBe(failed?.attempts);
+      expect(sent).toBeGreaterThanOrEqual(2);
+
+      await request(short.app).post(`${BASE}/${endpoint.id}/deliveries/${failed?.id}/retry`).set("cookie", admin.cookie).expect(200);
+      await until(async () => (await deliveriesOf(endpoint.id))[0]?.attempts === sent + 1, 20_000, "the manual attempt");
+      expect((await deliveriesOf(endpoint.id))[0]).toMatchObject({ state: "failed", nextAttemptAt: null });
+      expect(receiver.received.filter((r) => r.id === id)).toHaveLength(sent + 1);
+    } finally {
+      await worker.stop();
+      await short.close();
     }
   });
 });

@@ -39,8 +39,9 @@ export type SendOutcome = { status: number } | { status: null; reason: string };
  */
 export async function sendSigned(request: SignedRequest, policy: OutboundUrlPolicy, timeoutMs: number): Promise<SendOutcome> {
   const signature = new Webhook(request.secret).sign(request.messageId, request.at, request.body);
+  const deadline = Date.now() + timeoutMs;
   try {
-    const target = await policy.resolve(request.url);
+    const target = await withinDeadline(policy.resolve(request.url), timeoutMs);
     const answer = await pinnedPost(target, {
       headers: {
         "content-type": "application/json",
@@ -50,13 +51,22 @@ export async function sendSigned(request: SignedRequest, policy: OutboundUrlPoli
         "webhook-signature": signature,
       },
       body: request.body,
-      timeoutMs,
+      timeoutMs: Math.max(1, deadline - Date.now()),
       maxBytes: MAX_ANSWER_BYTES,
     });
     return { status: answer.status };
   } catch (error) {
     return { status: null, reason: describeFailure(error, timeoutMs) };
   }
+}
+
+/** `work`, or a TimeoutError after `ms` (a DNS lookup takes no abort signal, so its wait is cut here). */
+function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error("deadline passed"), { name: "TimeoutError" })), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** A sentence for the delivery log: what went wrong, never the endpoint's answer. */
