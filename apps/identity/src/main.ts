@@ -1,11 +1,12 @@
 import { createDb } from "@app/db";
 import { createLogger, serve } from "@app/http-kit";
-import { shutdownTracing } from "@app/telemetry";
 import { createMailer } from "@app/mailer";
+import { shutdownTracing } from "@app/telemetry";
 import { createApp } from "./app.js";
 import { loadIdentityConfig } from "./config.js";
 import { startHousekeeping } from "./housekeeping.js";
 import { identityMetrics } from "./metrics.js";
+import { EventRetention } from "./security-events/retention.js";
 import { MailOutboxWorker } from "./services/mail-outbox-worker.js";
 import { startWebhookDelivery } from "./webhooks/delivery.js";
 
@@ -28,6 +29,7 @@ const stopHousekeeping = startHousekeeping(service, {
   intervalMs: config.housekeepingIntervalMs,
   organizations,
   oauth,
+  events: new EventRetention({ prisma: db.prisma, retentionMs: config.operations.eventRetentionMs }),
 });
 
 // Account mails wait in the outbox (PostgreSQL) until this worker sends them; every instance runs

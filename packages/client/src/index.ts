@@ -1,5 +1,5 @@
 export type { AccountApi } from "./account.js";
-export type { AccountEventsApi } from "./account-events.js";
+export type { AccountEventsApi, AdminEventFilters, EventPageRequest } from "./account-events.js";
 export type { AuthApi, LinkSocialOptions, SignInSocialOptions, SignUpResult } from "./auth.js";
 export { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from "./backoff.js";
 export { type AppClient, type ClientOptions, createClient } from "./client.js";
