@@ -4,9 +4,13 @@ import type { TestDatabase } from "@app/db/testing";
 import { createLogger } from "@app/http-kit";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DeliveryAttempts } from "../src/webhooks/attempt.js";
 import { startWebhookDelivery, type WebhookDelivery } from "../src/webhooks/delivery.js";
+import { Dispatcher } from "../src/webhooks/dispatcher.js";
 import { enqueueWebhook } from "../src/webhooks/outbox.js";
+import { AttemptQueue } from "../src/webhooks/queue.js";
 import { WebhookSecrets } from "../src/webhooks/secrets.js";
+import { webhookUrlPolicy } from "../src/webhooks/send.js";
 import { identityKit, type Kit, SECRET } from "./kit.js";
 import { FAST_WEBHOOKS, type Receiver, registerEndpoint, signUpAdmin, startReceiver, until } from "./webhooks-kit.js";
 
@@ -186,6 +190,55 @@ describe("webhook delivery", () => {
     } finally {
       await worker.stop();
       await short.close();
+    }
+  });
+
+  it("makes each attempt once: a job for an attempt already made (a crash's leftover, a retry's twin) sends nothing", async () => {
+    // A database of its own and no worker running: the test runs the jobs itself, in its order.
+    const own = await identityKit({ env: FAST_WEBHOOKS });
+    try {
+      receiver = await startReceiver();
+      receiver.status = 503;
+      const { cookie } = await signUpAdmin(own.app, own.database);
+      const endpoint = await registerEndpoint(own.app, cookie, receiver.url, ["user.updated"]);
+      receiver.secret = endpoint.secret;
+      const id = await enqueueWebhook(own.db.prisma, "user.updated", { id: "u3" });
+      const settings = own.config.webhooks;
+      const queue = new AttemptQueue(settings);
+      await new Dispatcher({ prisma: own.db.prisma, queue, settings }).dispatch();
+      const attempts = new DeliveryAttempts({
+        prisma: own.db.prisma,
+        queue,
+        secrets: new WebhookSecrets(SECRET),
+        policy: webhookUrlPolicy(settings),
+        settings,
+        logger,
+      });
+      const [row] = await own.db.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+      const deliveryId = row?.id ?? "";
+      const sent = () => receiver.received.filter((r) => r.id === id).length;
+      const state = async () => own.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+
+      expect(await attempts.run({ deliveryId, attempt: 0 })).toBe("done");
+      expect([sent(), (await state()).attempts, (await state()).state]).toEqual([1, 1, "pending"]);
+      expect(await attempts.run({ deliveryId, attempt: 0 })).toBe("done");
+      expect([sent(), (await state()).attempts]).toEqual([1, 1]);
+
+      receiver.status = 204;
+      expect(await attempts.run({ deliveryId, attempt: 1 })).toBe("done");
+      expect([sent(), (await state()).attempts, (await state()).state]).toEqual([2, 2, "succeeded"]);
+      for (const attempt of [0, 1, 2]) expect(await attempts.run({ deliveryId, attempt })).toBe("done");
+      expect(sent()).toBe(2);
+
+      // A delivery another worker is sending now is held: the job is failed and pg-boss retries it later.
+      await own.db.prisma.webhookDelivery.update({
+        where: { id: deliveryId },
+        data: { state: "sending", nextAttemptAt: new Date(Date.now() + 60_000) },
+      });
+      expect(await attempts.run({ deliveryId, attempt: 2 })).toBe("held");
+      expect(sent()).toBe(2);
+    } finally {
+      await own.close();
     }
   });
 });
