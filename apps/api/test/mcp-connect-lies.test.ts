@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { type AddressInfo, createServer, type Server } from "node:net";
+import { OutboundUrlPolicy } from "@app/http-kit/outbound";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkMetadata } from "../src/mcp/discovery.js";
-import { OutboundUrlPolicy } from "../src/mcp/outbound-url.js";
 import { type McpServerFixture, startMcpServer } from "./fixtures/mcp-server.js";
 import { authorize } from "./fixtures/oauth-server.js";
 import { startTestApi, type TestApi } from "./helpers.js";

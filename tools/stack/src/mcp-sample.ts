@@ -28,7 +28,7 @@ export function wantsMcpSample(env: Record<string, string | undefined>): boolean
  * authorization callback sends the browser back to its MCP page (`MCP_OAUTH_RETURN_URL`, unless
  * the operator set one). With the sample running at `sampleUrl`, `MCP_ALLOW_PRIVATE_ORIGINS` names
  * its origin alone: the sample listens on 127.0.0.1 over http, which the outbound policy of
- * apps/api/src/mcp/outbound-url.ts refuses otherwise, and every other private or loopback
+ * packages/http-kit/src/outbound/url-policy.ts refuses otherwise, and every other private or loopback
  * address stays refused (the API refuses that variable in production).
  */
 export function apiMcpEnv(
