@@ -30,6 +30,19 @@ export const keySetPushes = new Counter({
   labelNames: ["outcome"] as const,
 });
 
+/**
+ * Requests (or WebSocket subscriptions) a per-user limiter refused, by limiter: the caps on things
+ * held at once (`streams`, `sockets`, `generations`, `mcp-requests`: lib/user-caps.ts), the MCP
+ * server's tool calls per minute (`mcp-tool-calls`: lib/user-rates.ts) and a socket's task
+ * subscriptions (`ws-subscriptions`: events/ws-hub.ts). Each limiter's module sets its series to 0
+ * when it loads. Never a user label: the limit is per user, the series is per limiter.
+ */
+export const rateLimitRefusals = new Counter({
+  name: "api_rate_limit_refusals_total",
+  help: "Requests refused by a per-user limiter (429, or rate_limited on a WebSocket), by limiter",
+  labelNames: ["limiter"] as const,
+});
+
 // Every series an alert reads exists from the start at 0, so its first event is an increase.
 for (const outcome of ["ok", "failed"]) keySetRefreshes.inc({ outcome }, 0);
 for (const outcome of ["refreshed", "failed"]) keySetPushes.inc({ outcome }, 0);

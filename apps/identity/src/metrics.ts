@@ -6,9 +6,9 @@ import { Counter, Gauge, type Registry, register } from "prom-client";
 // gauges below, only when METRICS_PORT is set.
 
 /**
- * Sign-in outcomes by method (password, provider, passkey, magic_link, email_otp, ...) and outcome
- * (success, failure, two_factor): the security event recorder counts every sign-in event it
- * writes here, so the series and the event log never disagree.
+ * Sign-in outcomes by method (password, provider, passkey, magic-link, email-otp) and outcome
+ * (success, failure): every `sign_in` and `sign_in_failed` event is counted here once its write
+ * committed (security-events/record.ts `countSignIn`), so the series and the event log agree.
  */
 export const signIns = new Counter({
   name: "identity_sign_ins_total",
@@ -16,10 +16,16 @@ export const signIns = new Counter({
   labelNames: ["method", "outcome"] as const,
 });
 
-/** Requests a rate limiter refused with 429, by limiter (`sign-in-ip`, `mail-address`, ...: middleware/rate-limits.ts). */
+/**
+ * Requests a limiter refused, by limiter: the sign-in, sign-up, mail and code limits
+ * (`sign-in-ip`, `mail-address`, ...: middleware/rate-limits.ts), the admin routes' (admin/limits.ts),
+ * the event log's (security-events/limits.ts), all 429, and the password queue's
+ * (services/password-queue.ts: `password-queue-client` 429, `password-queue-full` 503). Each
+ * limiter sets its series to 0 when it is built; the label is the limiter, never a user or address.
+ */
 export const rateLimitRefusals = new Counter({
   name: "identity_rate_limit_refusals_total",
-  help: "Requests refused with 429 by a rate limiter, by limiter",
+  help: "Requests refused by a limiter (429; 503 for password-queue-full), by limiter",
   labelNames: ["limiter"] as const,
 });
 

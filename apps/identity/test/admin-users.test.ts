@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_LIMITS } from "../src/admin/limits.js";
 import { type AdminBrowser, type AdminStack, adminStack, expectStatus, freshEmail, PASSWORD, signUp } from "./admin-kit.js";
+import { refusals } from "./metrics-kit.js";
 
 // The admin routes on better-auth's admin wire against the real app (PostgreSQL, roles read
 // from role_directory): who may call them, and what each does.
@@ -232,9 +233,12 @@ describe("users", () => {
     for (let i = 0; i < ADMIN_LIMITS.sensitivePerAdmin; i++) {
       expectStatus(await limited.post("/api/auth/admin/create-user", { email: freshEmail("bulk"), name: "Bulk" }), 200);
     }
+    const before = await refusals("admin-sensitive");
+    expect(before, "the series exists at 0 from the start").toBeGreaterThanOrEqual(0);
     const refused = await limited.post("/api/auth/admin/create-user", { email: freshEmail("bulk"), name: "Bulk" });
     expect([refused.status, refused.body?.code]).toEqual([429, "rate_limited"]);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await refusals("admin-sensitive")).toBe((before ?? 0) + 1);
     // Another admin is counted on its own.
     expectStatus(await adminPost("create-user", { email: freshEmail("other"), name: "Other" }), 200);
   });

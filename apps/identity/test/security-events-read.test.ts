@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_READ_LIMITS } from "../src/security-events/limits.js";
 import { grantAdmin } from "./admin-kit.js";
 import { identityKit, type Kit, ORIGIN } from "./kit.js";
+import { refusals } from "./metrics-kit.js";
 
 // GET /api/auth/account-events and GET /api/auth/admin/events on a real database: pages newest
 // first by (created_at, id), an opaque cursor, only the caller's own events, the admins' filters.
@@ -145,12 +146,16 @@ describe("GET /api/auth/account-events", () => {
     await get("/api/auth/account-events", `${COOKIE}=nope.nope`).expect(401);
   });
 
-  it("limits each user's reads per minute, with Retry-After", async () => {
+  it("limits each user's reads per minute, with Retry-After, each refusal counted under its limiter", async () => {
     const me = await user("limited");
+    const before = await refusals("account-events-user");
+    expect(before, "the series exists at 0 from the start").toBeGreaterThanOrEqual(0);
     for (let i = 0; i < EVENT_READ_LIMITS.perUser; i += 1) await get("/api/auth/account-events?limit=1", me.cookie).expect(200);
+    expect(await refusals("account-events-user")).toBe(before);
     const refused = await get("/api/auth/account-events?limit=1", me.cookie).expect(429);
     expect(refused.body.error.code).toBe("rate_limited");
     expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    expect(await refusals("account-events-user")).toBe((before ?? 0) + 1);
     // Another user is not held back by it.
     await get("/api/auth/account-events?limit=1", (await user("unhindered")).cookie).expect(200);
   });

@@ -7,6 +7,7 @@ import type { AuthUser } from "../entry/authenticate.js";
 import { createExpiryScheduler, type ExpiryScheduler, tokenExpiry } from "../lib/expiry.js";
 import { isIdText } from "../lib/pagination.js";
 import type { ResumeBudget } from "../lib/resume-budget.js";
+import { rateLimitRefusals } from "../metrics.js";
 import type { EventBus } from "./bus.js";
 import { wsEventFrame } from "./event-json.js";
 import { openTaskFeed, parseEventId } from "./feed.js";
@@ -16,6 +17,9 @@ export { SLOW_CLOSE, WS_SLOW_READER_GRACE_MS } from "./ws-session.js";
 
 /** Most task subscriptions one socket may hold. */
 export const MAX_SUBSCRIPTIONS = 100;
+/** The subscription cap's limiter in `api_rate_limit_refusals_total` (0 from the start). */
+const SUBSCRIPTIONS_LIMITER = "ws-subscriptions";
+rateLimitRefusals.inc({ limiter: SUBSCRIPTIONS_LIMITER }, 0);
 /** Interval of protocol pings; a socket that missed one pong is terminated. */
 export const WS_PING_MS = 30_000;
 /** Unsent bytes a socket may hold before it is closed as too slow (1 MiB). */
@@ -145,6 +149,7 @@ export class WsHub {
       return;
     }
     if (s.slots.size >= MAX_SUBSCRIPTIONS) {
+      rateLimitRefusals.inc({ limiter: SUBSCRIPTIONS_LIMITER });
       return s.send({ type: "error", code: "rate_limited", message: `at most ${MAX_SUBSCRIPTIONS} subscriptions`, taskId: msg.taskId });
     }
     // Reserve the slot before the first await: concurrent subscribes, an unsubscribe or the

@@ -3,8 +3,9 @@ import { Writable } from "node:stream";
 import { createLogger } from "@app/http-kit";
 import { testRedis } from "@app/test-kit";
 import { afterAll, describe, expect, it } from "vitest";
+import { rateLimitRefusals } from "../metrics.js";
 import { type CapsRedis, connectCapsRedis } from "./caps-redis.js";
-import { CAP_RETRY_AFTER_S, UserCaps } from "./user-caps.js";
+import { CAP_LIMITERS, CAP_RETRY_AFTER_S, UserCaps } from "./user-caps.js";
 
 const logs: string[] = [];
 const logger = createLogger({
@@ -25,6 +26,9 @@ async function refusal(caps: UserCaps, kind: "streams" | "sockets" | "generation
     (error: { code: string; status: number; headers?: Record<string, string> }) => error,
   );
 }
+
+/** api_rate_limit_refusals_total by limiter: undefined when its series does not exist. */
+const refusals = async (limiter: string) => (await rateLimitRefusals.get()).values.find((v) => v.labels.limiter === limiter)?.value;
 
 const eventually = async (check: () => Promise<boolean>, timeoutMs = 5_000) => {
   const until = Date.now() + timeoutMs;
@@ -52,6 +56,22 @@ describe("per-user caps in process", () => {
     await caps.acquire("streams", user);
     expect(await refusal(caps, "streams", user)).toMatchObject({ status: 429 });
     expect(caps.localCount("streams", user)).toBe(3);
+  });
+
+  it("counts each refusal in api_rate_limit_refusals_total by the cap's limiter, every series 0 from the start", async () => {
+    const names = ["generations", "mcp-requests", "sockets", "streams"];
+    expect(Object.values(CAP_LIMITERS).sort()).toEqual(names);
+    const counts = async () => Object.fromEntries(await Promise.all(names.map(async (name) => [name, await refusals(name)] as const)));
+    const before = await counts();
+    for (const name of names) expect(before[name], name).toBeGreaterThanOrEqual(0);
+    const caps = new UserCaps({ limits, logger });
+    const user = randomUUID();
+    await caps.acquire("generations", user);
+    expect(await refusal(caps, "generations", user)).toMatchObject({ status: 429 });
+    expect(await refusal(caps, "generations", user)).toMatchObject({ status: 429 });
+    // A grant counts nothing, and each cap counts its own refusals only.
+    await caps.acquire("sockets", user);
+    expect(await counts()).toEqual({ ...before, generations: (before.generations ?? 0) + 2 });
   });
 });
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { AppError } from "@app/http-kit";
 import type { Logger } from "pino";
+import { rateLimitRefusals } from "../metrics.js";
 import type { CapsRedis } from "./caps-redis.js";
 
 /** The resources a user holds open, each with its own cap. */
@@ -32,6 +33,15 @@ const WHAT: Record<CapKind, string> = {
   generations: "generations",
   mcpRequests: "MCP requests",
 };
+
+/** Each cap's limiter, as `api_rate_limit_refusals_total` names it (its series is 0 from the start). */
+export const CAP_LIMITERS: Record<CapKind, string> = {
+  streams: "streams",
+  sockets: "sockets",
+  generations: "generations",
+  mcpRequests: "mcp-requests",
+};
+for (const limiter of Object.values(CAP_LIMITERS)) rateLimitRefusals.inc({ limiter }, 0);
 
 // Slots are members of a sorted set per (kind, user) scored by their expiry (Redis server time, so
 // instance clocks do not matter). Acquiring drops expired members, then adds one if the set is
@@ -184,6 +194,7 @@ export function concurrencyLimitHeaders(name: string, limit: number, remaining: 
 }
 
 function refused(kind: CapKind, limit: number): AppError {
+  rateLimitRefusals.inc({ limiter: CAP_LIMITERS[kind] });
   return new AppError("rate_limited", `too many ${WHAT[kind]} at once: at most ${limit} per user; close one or retry later`, {
     headers: { "Retry-After": String(CAP_RETRY_AFTER_S), ...concurrencyLimitHeaders(kind, limit, 0) },
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "@app/http-kit";
 import type { Logger } from "pino";
+import { rateLimitRefusals } from "../metrics.js";
 import type { CapsRedis } from "./caps-redis.js";
 
 /** Things a user does at a bounded rate, each with its own limit. */
@@ -27,7 +28,9 @@ export interface RateGrant {
   remaining: number;
 }
 
+/** Each rate's name: in its `RateLimit` fields and as `api_rate_limit_refusals_total`'s limiter (0 from the start). */
 const NAMES: Record<RateKind, string> = { mcpToolCalls: "mcp-tool-calls" };
+for (const limiter of Object.values(NAMES)) rateLimitRefusals.inc({ limiter }, 0);
 const WHAT: Record<RateKind, string> = { mcpToolCalls: "MCP tool calls" };
 
 // A sliding log per (kind, user): a sorted set of the takes of the last window, scored by Redis
@@ -138,6 +141,7 @@ export function rateLimitHeaders(kind: RateKind, limit: RateLimit, remaining: nu
 }
 
 function refused(kind: RateKind, limit: RateLimit, waitMs: number): AppError {
+  rateLimitRefusals.inc({ limiter: NAMES[kind] });
   const retryS = Math.max(1, Math.ceil(waitMs / 1000));
   const perS = Math.ceil(limit.windowMs / 1000);
   return new AppError("rate_limited", `too many ${WHAT[kind]}: at most ${limit.max} per ${perS} s per user; retry in ${retryS} s`, {

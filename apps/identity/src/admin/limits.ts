@@ -2,6 +2,7 @@ import { AppError, type Guard, middlewareGuard } from "@app/http-kit";
 import type { Request, Response } from "express";
 import { type RateLimitInfo, rateLimit } from "express-rate-limit";
 import type { Logger } from "pino";
+import { rateLimitRefusals } from "../metrics.js";
 import { signedInUser } from "../middleware/guards.js";
 import { ClockedMemoryStore } from "../middleware/rate-limit-stores.js";
 import { clientKey } from "../middleware/rate-limits.js";
@@ -29,13 +30,16 @@ export interface AdminLimits {
 
 /**
  * Builds the limiters: fixed windows counted in this process (middleware/rate-limit-stores.ts),
- * answering 429 `rate_limited` with `Retry-After`.
+ * answering 429 `rate_limited` with `Retry-After`, each refusal counted by its identifier
+ * (`admin-ip`, `admin-user`, `admin-sensitive`) in identity_rate_limit_refusals_total.
  */
 export function adminLimits(deps: { now: () => number; logger: Logger }): AdminLimits {
   const report = (error: unknown) =>
     deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, "admin rate limiter warning");
   const limiter = (name: string, limit: number, key: (req: Request, res: Response) => string, message: string) => {
     const property = `adminRateLimit_${name}`;
+    const refusals = rateLimitRefusals.labels(`admin-${name}`);
+    refusals.inc(0);
     return middlewareGuard(
       `rateLimit(admin-${name})`,
       rateLimit({
@@ -49,6 +53,7 @@ export function adminLimits(deps: { now: () => number; logger: Logger }): AdminL
         logger: { warn: report, error: report },
         keyGenerator: key,
         handler: (req, _res, next) => {
+          refusals.inc();
           const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[property];
           const left = info?.resetTime ? info.resetTime.getTime() - deps.now() : ADMIN_LIMIT_WINDOW_MS;
           next(new AppError("rate_limited", message, { headers: { "Retry-After": String(Math.max(1, Math.ceil(left / 1000))) } }));

@@ -2,6 +2,7 @@ import { AppError, type Guard, middlewareGuard } from "@app/http-kit";
 import type { Request, Response } from "express";
 import { type RateLimitInfo, rateLimit } from "express-rate-limit";
 import type { Logger } from "pino";
+import { rateLimitRefusals } from "../metrics.js";
 import { signedInUser } from "../middleware/guards.js";
 import { ClockedMemoryStore } from "../middleware/rate-limit-stores.js";
 import { clientKey } from "../middleware/rate-limits.js";
@@ -21,7 +22,8 @@ export interface EventReadLimits {
 /**
  * Builds the limiters: fixed windows counted in this process (middleware/rate-limit-stores.ts),
  * answering 429 `rate_limited` with `Retry-After`. `scope` keeps the user's route and the admins'
- * counted apart.
+ * counted apart; each refusal counts by its identifier (`account-events-ip`, `admin-events-user`,
+ * ...) in identity_rate_limit_refusals_total.
  */
 export function eventReadLimits(deps: { now: () => number; logger: Logger; scope: string }): EventReadLimits {
   const report = (error: unknown) =>
@@ -29,6 +31,8 @@ export function eventReadLimits(deps: { now: () => number; logger: Logger; scope
   const limiter = (name: string, limit: number, key: (req: Request, res: Response) => string) => {
     const id = `${deps.scope}-${name}`;
     const property = `eventRateLimit_${id}`;
+    const refusals = rateLimitRefusals.labels(id);
+    refusals.inc(0);
     return middlewareGuard(
       `rateLimit(${id})`,
       rateLimit({
@@ -42,6 +46,7 @@ export function eventReadLimits(deps: { now: () => number; logger: Logger; scope
         logger: { warn: report, error: report },
         keyGenerator: key,
         handler: (req, _res, next) => {
+          refusals.inc();
           const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[property];
           const left = info?.resetTime ? info.resetTime.getTime() - deps.now() : EVENT_READ_WINDOW_MS;
           next(

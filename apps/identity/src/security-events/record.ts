@@ -35,8 +35,8 @@ export interface SecurityEventInput {
 
 /**
  * Writes one security event with the client (or transaction) of the action it records, so the
- * event exists exactly when the action committed. A sign-in event also counts in
- * `identity_sign_ins_total` (metrics.ts).
+ * event exists exactly when the action committed. It counts nothing: a transaction may still roll
+ * back, so the caller counts a sign-in event with {@link countSignIn} once its write committed.
  */
 export async function recordEvent(
   db: Prisma.TransactionClient | PrismaClient,
@@ -59,5 +59,14 @@ export async function recordEvent(
       createdAt: now,
     },
   });
-  if (event.type === "sign_in" || event.type === "sign_in_failed") signIns.inc({ method: event.method ?? "unknown", outcome });
+}
+
+/**
+ * Counts a `sign_in` or `sign_in_failed` event in `identity_sign_ins_total` (metrics.ts), by
+ * method and outcome: called once the event's write committed (after the `$transaction` that
+ * wrote it resolved), so the series and the event log never disagree.
+ */
+export function countSignIn(event: Pick<SecurityEventInput, "type" | "method" | "outcome">): void {
+  if (event.type === "sign_in" || event.type === "sign_in_failed")
+    signIns.inc({ method: event.method ?? "unknown", outcome: event.outcome ?? "success" });
 }

@@ -1,6 +1,10 @@
 import { isAppError } from "@app/http-kit";
 import { describe, expect, it } from "vitest";
+import { rateLimitRefusals } from "../metrics.js";
 import { PasswordQueue } from "./password-queue.js";
+
+/** identity_rate_limit_refusals_total by limiter: undefined when its series does not exist. */
+const refusals = async (limiter: string) => (await rateLimitRefusals.get()).values.find((v) => v.labels.limiter === limiter)?.value;
 
 /** Work that finishes when the test says so. */
 function gate() {
@@ -33,6 +37,8 @@ describe("PasswordQueue", () => {
   });
 
   it("refuses a client over its share with 429 and anyone over the total with 503, both with Retry-After", async () => {
+    const [clientBefore, fullBefore] = [await refusals("password-queue-client"), await refusals("password-queue-full")];
+    expect([clientBefore, fullBefore], "both series exist at 0 from the start").toEqual([0, 0]);
     const queue = new PasswordQueue({ concurrency: 1, maxQueuedPerClient: 2, maxQueued: 3 });
     const first = gate();
     const held = [queue.asClient("a", () => queue.run(first.work))];
@@ -45,6 +51,8 @@ describe("PasswordQueue", () => {
     held.push(queue.asClient("b", () => queue.run(first.work)));
     const total = await queue.asClient("c", () => queue.run(first.work)).catch((e: unknown) => e);
     expect(isAppError(total) && [total.code, total.headers?.["Retry-After"]]).toEqual(["service_unavailable", "1"]);
+    // Each refusal counts under its own limiter.
+    expect([await refusals("password-queue-client"), await refusals("password-queue-full")]).toEqual([1, 1]);
     first.open();
     await Promise.all(held);
   });

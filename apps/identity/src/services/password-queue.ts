@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { availableParallelism } from "node:os";
 import { AppError } from "@app/http-kit";
+import { rateLimitRefusals } from "../metrics.js";
 
 /** How many password hashes or verifications run at once, and how many may wait. */
 export interface PasswordQueueLimits {
@@ -24,6 +25,15 @@ export const PASSWORD_QUEUE_LIMITS: PasswordQueueLimits = { concurrency: Math.ma
 const RETRY_AFTER_SECONDS = "1";
 /** The client of work started outside a request (the warm-up hash at start). */
 const NO_CLIENT = "";
+
+/**
+ * The queue's refusals in identity_rate_limit_refusals_total: `password-queue-client` (a client's
+ * share is full: 429) and `password-queue-full` (the whole queue is: 503), both 0 from the start.
+ */
+const clientRefusals = rateLimitRefusals.labels("password-queue-client");
+const fullRefusals = rateLimitRefusals.labels("password-queue-full");
+clientRefusals.inc(0);
+fullRefusals.inc(0);
 
 interface Job {
   start(): void;
@@ -65,6 +75,7 @@ export class PasswordQueue {
     const mine = this.#waiting.get(client);
     if (this.#running < this.#limits.concurrency && this.#queued === 0) return this.#execute(work);
     if ((mine?.length ?? 0) >= this.#limits.maxQueuedPerClient) {
+      clientRefusals.inc();
       return Promise.reject(
         new AppError("rate_limited", "too many password checks from this address at once; try again shortly", {
           headers: { "Retry-After": RETRY_AFTER_SECONDS },
@@ -72,6 +83,7 @@ export class PasswordQueue {
       );
     }
     if (this.#queued >= this.#limits.maxQueued) {
+      fullRefusals.inc();
       return Promise.reject(
         new AppError("service_unavailable", "too many password checks in progress", { headers: { "Retry-After": RETRY_AFTER_SECONDS } }),
       );

@@ -1,6 +1,6 @@
+import type { PrismaClient } from "@app/db";
 import { isAppError } from "@app/http-kit";
-import { type RequestFacts, recordEvent } from "../security-events/record.js";
-import type { Db } from "../services/account-events.js";
+import { countSignIn, type RequestFacts, recordEvent, type SecurityEventInput } from "../security-events/record.js";
 
 /** A second factor, as sign-in events name it. */
 export type SecondFactorKind = "totp" | "otp" | "backup-code" | "trusted-device";
@@ -39,26 +39,30 @@ export interface FailureFacts {
  * request, which never reaches the method. The event holds the reason code, the method and the
  * account when there is one: never the address, password or code that was tried.
  */
-export async function recordSignInFailure(db: Db, error: unknown, failure: FailureFacts, facts: RequestFacts): Promise<void> {
+export async function recordSignInFailure(db: PrismaClient, error: unknown, failure: FailureFacts, facts: RequestFacts): Promise<void> {
   if (!isAppError(error) || error.status < 400 || error.status >= 500 || error.status === 429) return;
   await recordSignInFailureReason(db, error.code, { ...failure, userId: failure.userId ?? refusedUserOf(error) }, facts);
 }
 
 /** Records `sign_in_failed` with an explicit reason code (a provider callback's refusal). */
-export async function recordSignInFailureReason(db: Db, reason: string, failure: FailureFacts, facts: RequestFacts): Promise<void> {
-  await recordEvent(
-    db,
-    {
-      type: "sign_in_failed",
-      userId: failure.userId ?? null,
-      outcome: "failure",
-      method: failure.method,
-      detail: {
-        reason,
-        ...(failure.secondFactor ? { secondFactor: failure.secondFactor } : {}),
-        ...(failure.provider ? { provider: failure.provider } : {}),
-      },
+export async function recordSignInFailureReason(
+  db: PrismaClient,
+  reason: string,
+  failure: FailureFacts,
+  facts: RequestFacts,
+): Promise<void> {
+  const event: SecurityEventInput = {
+    type: "sign_in_failed",
+    userId: failure.userId ?? null,
+    outcome: "failure",
+    method: failure.method,
+    detail: {
+      reason,
+      ...(failure.secondFactor ? { secondFactor: failure.secondFactor } : {}),
+      ...(failure.provider ? { provider: failure.provider } : {}),
     },
-    facts,
-  );
+  };
+  // Written on its own, never in a transaction: committed once the write returns.
+  await recordEvent(db, event, facts);
+  countSignIn(event);
 }

@@ -3,7 +3,7 @@ import type { Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { Request, Response } from "express";
 import { type CookieSettings, clearSessionCookie, readSessionCookie, setSessionCookie } from "../middleware/session-cookie.js";
-import { type RequestFacts, recordEvent, requestFacts } from "../security-events/record.js";
+import { countSignIn, type RequestFacts, recordEvent, requestFacts, type SecurityEventInput } from "../security-events/record.js";
 import { sessionData } from "../services/account-events.js";
 import type { Sessions } from "../services/sessions.js";
 import { requestMeta } from "../views/public.js";
@@ -97,16 +97,20 @@ export class SignInFinisher {
       }
       secondFactor = "trusted-device";
     }
+    const event: SecurityEventInput = {
+      type: "sign_in",
+      userId: user.id,
+      method: options.method,
+      ...(secondFactor ? { detail: { secondFactor } } : {}),
+    };
     const { token, session } = await this.#sessions.create(user.id, requestMeta(req), {
       within: async (tx, created) => {
-        await recordEvent(
-          tx,
-          { type: "sign_in", userId: user.id, method: options.method, ...(secondFactor ? { detail: { secondFactor } } : {}) },
-          facts,
-        );
+        await recordEvent(tx, event, facts);
         await enqueueWebhook(tx, "session.created", sessionData(created));
       },
     });
+    // Counted once the session, its event and its webhook committed: a rolled-back sign-in is none.
+    countSignIn(event);
     setSessionCookie(res, this.#cookie, token, options.rememberMe === false ? undefined : session.expiresAt);
     return { kind: "session", token, session, user };
   }
