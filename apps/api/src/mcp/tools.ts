@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import { concurrencyLimitHeaders } from "../lib/user-caps.js";
+import { rateLimitRefusals } from "../metrics.js";
 import { upstreamFailure } from "./discovery.js";
 import { mcpError } from "./errors.js";
 import type { McpOAuthService } from "./oauth.js";
@@ -25,6 +26,9 @@ const CLIENT_INFO = { name: "api", version: "1.0.0" };
 
 /** True when the upstream refused the bearer token (401, or 403 for a scope it lacks). */
 const refused = (error: unknown) => error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403);
+
+// The refusals of the concurrent-call cap below, 0 from the start (apps/api/src/metrics.ts).
+rateLimitRefusals.inc({ limiter: "mcp-calls" }, 0);
 
 /**
  * Lists and calls an MCP server's tools over Streamable HTTP with the SDK's `Client`, one short
@@ -73,6 +77,7 @@ export class McpToolsService {
   async #limited<T>(userId: string, run: () => Promise<T>): Promise<T> {
     const held = this.#inFlight.get(userId) ?? 0;
     if (held >= this.settings.maxCallsPerUser) {
+      rateLimitRefusals.inc({ limiter: "mcp-calls" });
       throw new AppError("rate_limited", `at most ${this.settings.maxCallsPerUser} MCP tool requests at once`, {
         headers: { "retry-after": "1", ...concurrencyLimitHeaders("mcp-calls", this.settings.maxCallsPerUser, 0) },
       });

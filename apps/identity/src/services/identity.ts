@@ -3,7 +3,7 @@ import type { Prisma, PrismaClient, Session, User } from "@app/db";
 import { AppError } from "@app/http-kit";
 import type { Mailer } from "@app/mailer";
 import type { Logger } from "pino";
-import { NO_REQUEST, type RequestFacts, recordEvent } from "../security-events/record.js";
+import { countSignIn, NO_REQUEST, type RequestFacts, recordEvent } from "../security-events/record.js";
 import { refusedFor } from "../sign-in/failures.js";
 import { enqueueWebhook } from "../webhooks/outbox.js";
 import { sessionData, sessionsRevoked } from "./account-events.js";
@@ -147,6 +147,7 @@ export class IdentityService {
     const user = await this.accounts.signUp(input, facts);
     await this.recovery.sendVerificationQuietly(user, input.callbackURL);
     const { token, session } = await this.sessions.create(user.id, meta, { within: signedIn(user.id, "password", facts) });
+    countSignIn({ type: "sign_in", method: "password" });
     return { token, session, user };
   }
 
@@ -158,6 +159,7 @@ export class IdentityService {
   async signIn(input: SignInBody, meta: SessionMeta, facts: RequestFacts = NO_REQUEST): Promise<SignedIn> {
     const user = await this.sessions.admit(await this.checkSignIn(input));
     const { token, session } = await this.sessions.create(user.id, meta, { within: signedIn(user.id, "password", facts) });
+    countSignIn({ type: "sign_in", method: "password" });
     return { token, session, user };
   }
 
