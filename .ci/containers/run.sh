@@ -65,8 +65,9 @@ cleanup() {
   status=$?
   set +e
   step "clean up"
+  [ -n "${traffic_pid:-}" ] && kill "$traffic_pid" 2>/dev/null
   podman ps -a -q --filter "label=$label" | xargs -r podman rm -f -t 0 >/dev/null 2>&1
-  # Every image this run made (tags and build layers), never the base image or older ones.
+  # Every image that appeared during the run (its tags and build layers), never the base image.
   comm -13 <(echo "$images_before") <(podman images -a -q --no-trunc | sort -u) |
     grep -v "$(podman image inspect --format '{{.Id}}' "$base" 2>/dev/null || echo none)" |
     xargs -r podman rmi -f >/dev/null 2>&1
@@ -113,8 +114,9 @@ for name in migrate identity api; do
   note "size $name$(printf '%*s' $((11 - ${#name})) '') $mb MB"
   [ "$bytes" -le 250000000 ] || die "$name image is $mb MB, over 250 MB"
   pass "$name image $mb MB (at most 250 MB)"
+  # What the build stage's pruning removed (absent when that step came from the layer cache).
+  sed -n "s/^prune-deploy: \(.* -> .*\)/  $name: deployed folder \1/p" "$work/build-$name.log"
 done
-grep -q 'prune-deploy: ' "$work/build-identity.log" && grep -h 'prune-deploy: .* -> ' "$work"/build-*.log | sed 's/^/  /'
 
 step "database"
 psql "$pg/postgres" -Atqc "CREATE DATABASE \"$db\"" >/dev/null
@@ -123,7 +125,8 @@ migrate() { podman run --rm --read-only --label "$label" -e "DATABASE_URL=$pg/$d
 migrate >"$work/migrate.log" || die "the migrate image failed: $(cat "$work/migrate.log")"
 note "migrate         $(secs $(($(now) - started))) s"
 sed 's/^/  /' "$work/migrate.log"
-migrate | grep -q 'up to date' || die "a second migrate run changed the database"
+{ migrate >"$work/migrate-again.log" && grep -q 'up to date' "$work/migrate-again.log"; } ||
+  die "a second migrate run did not find the database up to date: $(cat "$work/migrate-again.log")"
 pass "migrate image applied every migration; a second run finds the database up to date"
 # Login roles of this database only, members of the service roles (as @app/db/testing makes
 # them): the shared server's auth_identity / auth_api keep their passwords. Trust auth on
@@ -279,11 +282,14 @@ echo $(($(now) + 10500)) >"$work/traffic/noticed"
 sleep 16
 touch "$work/traffic/stop"
 wait "$traffic_pid" || {
+  traffic_pid=""
   podman logs "ci-$run-proxy" 2>&1 | tail -5
   die "traffic: $(cat "$work/traffic.json")"
 }
+traffic_pid=""
 summary="$(node -p 'const s = JSON.parse(process.argv[1]);
-  `${s.requests} requests, ${s.afterKill} after the kill; ${s.failed} failed in the ${s.noticeMs / 1000} s the proxy may take to drop api-2 ${JSON.stringify(s.failures)}, none of the ${s.afterNotice} after`' \
+  `${s.requests} requests, ${s.afterKill} after the kill; ${s.failed} failed in the ${(s.noticeMs / 1000).toFixed(1)} s ` +
+  `the proxy may take to drop api-2${s.failed ? ` (${s.failures.join(", ")})` : ""}, none of the ${s.afterNotice} after`' \
   "$(cat "$work/traffic.json")")"
 note "kill api-2      $summary"
 pass "api-2 killed (SIGKILL) under load: $summary"
