@@ -126,7 +126,8 @@ describe("client.auth.events.list", () => {
 
   it("refuses a cursor it did not make (400 bad_request), a limit out of range (400), and a signed-out caller (401)", async () => {
     const me = await signedUp("events-bad");
-    for (const cursor of ["not-a-cursor", "!!!", Buffer.from('["2026-01-01T00:00:00.000Z","x y"]').toString("base64url")]) {
+    const outOfRange = Buffer.from('["0000-01-01T00:00:00.000Z","a"]').toString("base64url");
+    for (const cursor of ["not-a-cursor", "!!!", Buffer.from('["2026-01-01T00:00:00.000Z","x y"]').toString("base64url"), outOfRange]) {
       const error = await rejection(me.client.auth.events.list({ cursor }));
       expect({ cursor, status: error.status, code: error.code }).toEqual({ cursor, status: 400, code: "bad_request" });
     }
@@ -223,10 +224,15 @@ describe("client.auth.events.adminList", () => {
       { to: "2026-13-45" },
       { limit: 1000 },
       { userId: "u".repeat(101) },
+      { from: "0000-01-01" },
+      { from: "0001-01-01T00:00:00+05:00" },
     ];
     for (const filters of bad) {
       const error = await rejection(boss.client.auth.events.adminList(filters as Parameters<typeof boss.client.auth.events.adminList>[0]));
       expect({ filters, status: error.status }).toEqual({ filters, status: 400 });
     }
+    // The last day a timestamp holds: its end is past the column's range, so it means "no upper bound".
+    const untilTheEnd = await boss.client.auth.events.adminList({ to: "9999-12-31", limit: 1 });
+    expect(untilTheEnd.events).toHaveLength(1);
   });
 });

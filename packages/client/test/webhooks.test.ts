@@ -220,7 +220,8 @@ describe("client.auth.webhooks", () => {
     expect((await boss.client.auth.webhooks.list()).map((e) => e.url)).not.toContain("http://10.0.0.5/hook");
 
     const created = await boss.client.auth.webhooks.create({ url: "https://hooks.example.com/c", events: ["session.created"] });
-    for (const cursor of ["!!", "bm90IGEgY3Vyc29y"]) {
+    const pastTheCalendar = Buffer.from(`${Number.MAX_SAFE_INTEGER}.x`).toString("base64url");
+    for (const cursor of ["!!", "bm90IGEgY3Vyc29y", pastTheCalendar]) {
       const error = await rejection(boss.client.auth.webhooks.deliveries(created.id, { cursor }));
       expect({ cursor, status: error.status, code: error.code }).toEqual({ cursor, status: 400, code: "bad_request" });
     }

@@ -92,9 +92,20 @@ const typesField = z.preprocess(
     .min(1)
     .max(SECURITY_EVENT_TYPES.length),
 );
-/** A moment: an ISO 8601 date-time with its offset, or a date (UTC midnight). */
+/** The earliest and latest instants PostgreSQL's timestamptz and an ISO 8601 string both hold: years 1 to 9999 (UTC). */
+export const STORABLE_TIME_MIN_MS = Date.parse("0001-01-01T00:00:00.000Z");
+export const STORABLE_TIME_MAX_MS = Date.parse("9999-12-31T23:59:59.999Z");
+
+/** Whether an instant (ms since the epoch) lies in years 1 to 9999, so a query can compare a column with it. */
+export function isStorableTime(ms: number): boolean {
+  return Number.isFinite(ms) && ms >= STORABLE_TIME_MIN_MS && ms <= STORABLE_TIME_MAX_MS;
+}
+
+/** A moment: an ISO 8601 date-time with its offset, or a date (UTC midnight), in years 1 to 9999. */
 const momentField = (name: string) =>
-  z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: `${name} must be an ISO 8601 date or date-time` });
+  z
+    .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: `${name} must be an ISO 8601 date or date-time` })
+    .refine((value) => isStorableTime(Date.parse(value)), `${name} must lie between the years 1 and 9999`);
 const idField = (name: string) => z.string().min(1, `${name} is empty`).max(100, `${name} is too long`);
 
 /**

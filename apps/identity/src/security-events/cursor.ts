@@ -1,3 +1,4 @@
+import { isStorableTime } from "@app/contracts";
 import { AppError } from "@app/http-kit";
 
 /** Where a page of events ends: the last event's time and id (events are ordered by both, newest first). */
@@ -29,6 +30,6 @@ export function decodeEventCursor(cursor: string | undefined): EventCursor | und
   const [time, id] = value as unknown[];
   if (typeof time !== "string" || typeof id !== "string" || !ID_SHAPE.test(id)) throw refuse();
   const createdAt = new Date(time);
-  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== time) throw refuse();
+  if (!isStorableTime(createdAt.getTime()) || createdAt.toISOString() !== time) throw refuse();
   return { createdAt, id };
 }

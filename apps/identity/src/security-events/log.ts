@@ -1,6 +1,7 @@
 import {
   type AdminEventsQuery,
   type AdminEventView,
+  isStorableTime,
   SECURITY_EVENTS_PAGE_SIZE,
   type SecurityEventOutcome,
   type SecurityEventType,
@@ -79,8 +80,9 @@ export class EventLog {
     if (query.from !== undefined) where.push(Prisma.sql`"created_at" >= ${new Date(query.from)}`);
     if (query.to !== undefined) {
       // A date alone names the whole day: events before the next midnight (UTC).
-      const to = DATE_ONLY.test(query.to) ? new Date(Date.parse(query.to) + DAY_MS) : new Date(query.to);
-      where.push(Prisma.sql`"created_at" < ${to}`);
+      // The day after 9999-12-31 is past what a timestamp holds: every event is before it.
+      const to = DATE_ONLY.test(query.to) ? Date.parse(query.to) + DAY_MS : Date.parse(query.to);
+      if (isStorableTime(to)) where.push(Prisma.sql`"created_at" < ${new Date(to)}`);
     }
     return this.#page(where, query, adminView);
   }

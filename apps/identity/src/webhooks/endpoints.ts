@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import {
   type CreatedWebhookEndpoint,
   type CreateWebhookBody,
+  isStorableTime,
   WEBHOOK_DELIVERIES_PAGE_SIZE,
   WEBHOOK_MAX_ENDPOINTS,
   type WebhookDeliveriesQuery,
@@ -90,7 +91,7 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const dot = text.indexOf(".");
   const ms = Number(text.slice(0, dot));
   const id = text.slice(dot + 1);
-  if (dot < 1 || !Number.isSafeInteger(ms) || !id) throw new AppError("bad_request", "cursor is malformed");
+  if (dot < 1 || !Number.isSafeInteger(ms) || !isStorableTime(ms) || !id) throw new AppError("bad_request", "cursor is malformed");
   return { createdAt: new Date(ms), id };
 }
 
