@@ -1,41 +1,6 @@
-import { createDb } from "@app/db";
 import { expect } from "vitest";
 import type { ConformanceContext } from "./context.js";
-
-/**
- * Grants the admin role as `pnpm admin:grant` would, in whichever test database holds the user
- * (the context names none; the user's id is a fresh UUID): a write to the API's user_role as the
- * server's administrator.
- */
-async function grantAdmin(userId: string): Promise<void> {
-  const base = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
-  if (!base) throw new Error("TEST_DATABASE_URL is not set");
-  const server = createDb(base, { max: 1 });
-  let names: string[];
-  try {
-    const { rows } = await server.pool.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 't\\_%'`);
-    names = rows.map((row) => row.datname);
-  } finally {
-    await server.close();
-  }
-  for (const name of names) {
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    const db = createDb(url.toString(), { max: 1 });
-    try {
-      const { rowCount } = await db.pool.query(
-        `INSERT INTO user_role (user_id, role) SELECT id, 'admin' FROM "user" WHERE id = $1 ON CONFLICT DO NOTHING`,
-        [userId],
-      );
-      if (rowCount) return;
-    } catch {
-      // A database being dropped or not yet migrated by another test: not this one.
-    } finally {
-      await db.close();
-    }
-  }
-  throw new Error(`no test database holds user ${userId}`);
-}
+import { grantAdmin } from "./database.js";
 
 /**
  * Answers every route of the feature (route-conformance.test.ts): a user reads their own

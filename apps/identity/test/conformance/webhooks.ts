@@ -1,4 +1,3 @@
-import { createDb, type Db } from "@app/db";
 import { expect } from "vitest";
 import { testConfig } from "../../src/config.js";
 import { Dispatcher } from "../../src/webhooks/dispatcher.js";
@@ -6,36 +5,7 @@ import { enqueueWebhook } from "../../src/webhooks/outbox.js";
 import { AttemptQueue } from "../../src/webhooks/queue.js";
 import { ORIGIN, SECRET } from "../kit.js";
 import type { ConformanceContext } from "./context.js";
-
-/**
- * The test database that holds `userId`, opened as the server's administrator (the context names
- * no database; the user's id is a fresh UUID, so exactly one test database holds it).
- */
-async function databaseHolding(userId: string): Promise<Db> {
-  const base = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
-  if (!base) throw new Error("TEST_DATABASE_URL is not set");
-  const server = createDb(base, { max: 1 });
-  let names: string[];
-  try {
-    const { rows } = await server.pool.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 't\\_%'`);
-    names = rows.map((row) => row.datname);
-  } finally {
-    await server.close();
-  }
-  for (const name of names) {
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    const db = createDb(url.toString(), { max: 2 });
-    try {
-      const { rowCount } = await db.pool.query(`SELECT 1 FROM "user" WHERE id = $1`, [userId]);
-      if (rowCount) return db;
-    } catch {
-      // A database being dropped or not yet migrated by another test: not this one.
-    }
-    await db.close();
-  }
-  throw new Error(`no test database holds user ${userId}`);
-}
+import { databaseHolding } from "./database.js";
 
 /**
  * Answers every route of the feature (route-conformance.test.ts): an admin registers an
