@@ -1,7 +1,7 @@
 import type { AccountEventsResponse, AdminEventsResponse, SecurityEventType } from "@app/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError, type AppClient, createClient, type FetchLike, memoryStorage } from "../src/index.js";
-import { cookieFetch, freshEmail, grantRole, signInSignedIn, signUpSignedIn, startStack } from "./helpers.js";
+import { type AppClient, createClient, type FetchLike, memoryStorage } from "../src/index.js";
+import { cookieFetch, freshEmail, grantRole, rejection, signInSignedIn, signUpSignedIn, startStack } from "./helpers.js";
 
 // The security event log through the SDK (client.auth.events) against a real stack on
 // PostgreSQL: the user's own events as identity recorded them, the admins' filters, and every
@@ -60,15 +60,6 @@ async function allPages<E extends AccountEventsResponse["events"][number] | Admi
 /** The types of some events, sorted (events of one moment have no fixed order among themselves). */
 function typesOf(events: readonly { type: SecurityEventType }[]): SecurityEventType[] {
   return events.map((e) => e.type).sort();
-}
-
-async function rejection(call: Promise<unknown>): Promise<ApiError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
 }
 
 describe("client.auth.events.list", () => {

@@ -6,7 +6,8 @@ import type { SignInBody, SignUpBody } from "@app/contracts";
 import { createTestDatabase, type TestDatabase } from "@app/db/testing";
 import { launchStack, type RunningStack } from "@app/stack";
 import pg from "pg";
-import type { AppClient, FetchLike, SignedIn } from "../src/index.js";
+import { expect } from "vitest";
+import { ApiError, type AppClient, type FetchLike, type SignedIn } from "../src/index.js";
 
 /** A fetch that keeps cookies like a browser would (one jar per simulated browser), counting calls per path. */
 export function cookieFetch(): { fetch: FetchLike; calls: Map<string, number>; cookies: Map<string, string> } {
@@ -90,4 +91,14 @@ export async function signInSignedIn(client: AppClient, body: SignInBody): Promi
   const result = await client.auth.signIn(body);
   if (result.status !== "signed_in") throw new Error(`sign-in answered ${result.status}, expected signed_in`);
   return result;
+}
+
+/** The ApiError a call rejects with (the test fails when it resolves or rejects with anything else). */
+export async function rejection(call: Promise<unknown>): Promise<ApiError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
 }

@@ -3,8 +3,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type WebhookDeliveryView, webhookPayloadSchema } from "@app/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError, type AppClient, createClient, memoryStorage } from "../src/index.js";
-import { cookieFetch, freshEmail, grantRole, signUpSignedIn, startStack } from "./helpers.js";
+import { type AppClient, createClient, memoryStorage } from "../src/index.js";
+import { cookieFetch, freshEmail, grantRole, rejection, signUpSignedIn, startStack } from "./helpers.js";
 
 // Admins' webhooks through the SDK (client.auth.webhooks) against a real stack on PostgreSQL: a
 // real receiver on loopback (allowed outside production) checks each request's Standard Webhooks
@@ -100,15 +100,6 @@ async function admin() {
   const a = await signedUp("hooks-admin");
   await grantRole(env.database.url, a.id, "admin");
   return a;
-}
-
-async function rejection(call: Promise<unknown>): Promise<ApiError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
 }
 
 describe("client.auth.webhooks", () => {
