@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient, type Session, type User } from "@app/db";
 import { type RequestFacts, recordEvent } from "../security-events/record.js";
+import { publicUser } from "../views/public-user.js";
 import { enqueueWebhook } from "../webhooks/outbox.js";
 
 /** A transaction, or the client itself where one write is the whole action. */
@@ -18,20 +19,10 @@ export type SessionEndReason =
 
 /**
  * The `user.created` and `user.updated` payload: the user as the public routes show it
- * (views/public.ts `publicUser`, which this module cannot import without a cycle); never a
- * secret, hash or ban reason.
+ * (views/public-user.ts); never a secret, hash or ban reason.
  */
 export function userData(user: User): Record<string, unknown> {
-  return {
-    id: user.id,
-    email: user.email,
-    name: user.name,
-    emailVerified: user.emailVerified,
-    image: user.image,
-    twoFactorEnabled: user.twoFactorEnabled,
-    createdAt: user.createdAt.toISOString(),
-    updatedAt: user.updatedAt.toISOString(),
-  };
+  return { ...publicUser(user) };
 }
 
 /** The `session.created` payload: the session's id, never its cookie secret. */
