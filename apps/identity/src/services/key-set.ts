@@ -1,15 +1,13 @@
-import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID } from "node:crypto";
-import { JWT_LIFETIME_SECONDS, type PublicJwk } from "@app/contracts";
+import { JWT_LIFETIME_SECONDS } from "@app/contracts";
 import { type Jwks, Prisma, type PrismaClient } from "@app/db";
 import { AppError, DEFAULT_KEY_ACTIVATION_DELAY_MS } from "@app/http-kit";
 import { SecretBox } from "@app/secret-box";
 import type { Logger } from "pino";
 import { recordKeyChange } from "../security-events/key-changes.js";
+import { newKeyRow, openKeyRow, type UsableKey } from "./key-seal.js";
 import { announceKeySet } from "./key-set-events.js";
 import { rawRows, type SqlPool } from "./raw-query.js";
 
-/** Signing algorithm of every key. */
-export const KEY_ALG = "EdDSA";
 /** A superseded key stays published for one token lifetime plus this skew, then drops out. */
 export const ROTATION_SKEW_MS = 5 * 60 * 1000;
 /**
@@ -21,13 +19,8 @@ export { DEFAULT_KEY_ACTIVATION_DELAY_MS };
 /** Advisory-lock key that serialises key creation across identity instances. */
 const KEY_CREATION_LOCK = 0x6a776b73; // "jwks"
 
-/** A usable key: the current AUTH_SECRET decrypts it. */
-export interface UsableKey {
-  kid: string;
-  createdAt: Date;
-  publicJwk: PublicJwk;
-  privateKey: KeyObject;
-}
+/** Defined with the sealing (key-seal.ts); services/tokens.ts and oauth-provider/provider.ts take it from here with {@link KeySetView}. */
+export type { UsableKey };
 
 /** What get-session and the JWKS route need from one read of the jwks table. */
 export interface KeySetView {
@@ -67,15 +60,6 @@ function toJwks(row: JwksRow): Jwks {
     createdAt: row.created_at,
     retiredAt: row.retired_at,
   };
-}
-
-function newKeyRow(box: SecretBox, now: Date) {
-  const kid = randomUUID();
-  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
-  const jwk = publicKey.export({ format: "jwk" });
-  const publicJwk: PublicJwk = { kty: "OKP", crv: "Ed25519", x: String(jwk.x), kid, alg: KEY_ALG, use: "sig" };
-  const pem = privateKey.export({ format: "pem", type: "pkcs8" }).toString();
-  return { id: kid, alg: KEY_ALG, publicKey: JSON.stringify(publicJwk), privateKey: box.seal(pem, kid), createdAt: now };
 }
 
 /**
@@ -284,20 +268,7 @@ export class KeySet {
   #open(row: Jwks): UsableKey | null {
     const cached = this.#opened.get(row.id);
     if (cached !== undefined) return cached;
-    let key: UsableKey | null = null;
-    const pem = row.alg === KEY_ALG ? this.#box.open(row.privateKey, row.id) : undefined;
-    if (pem) {
-      try {
-        key = {
-          kid: row.id,
-          createdAt: row.createdAt,
-          publicJwk: JSON.parse(row.publicKey) as PublicJwk,
-          privateKey: createPrivateKey(pem),
-        };
-      } catch {
-        key = null;
-      }
-    }
+    const key = openKeyRow(this.#box, row);
     this.#opened.set(row.id, key);
     return key;
   }
