@@ -10,6 +10,7 @@ import type { FeatureDeps } from "./features.js";
 import { identityGuards } from "./middleware/guards.js";
 import type { RateLimitRedis } from "./middleware/rate-limit-stores.js";
 import { createRateLimits, markPasswordRejections, type RateLimits } from "./middleware/rate-limits.js";
+import { limiterStores as createLimiterStores } from "./middleware/window-limits.js";
 import { oauthProviderRoutes } from "./oauth-provider/routes.js";
 import { OAuthStore } from "./oauth-provider/store.js";
 import { OrganizationHousekeeping } from "./organizations/deletion.js";
@@ -57,7 +58,7 @@ export interface IdentityApp {
   oauth: Pick<OAuthStore, "purgeExpired">;
   /** Every route of the app, each with its guards in order (routes/*.ts); coverage() under tests. */
   routes: RouteTable;
-  /** Releases what the app holds besides the database (the rate limit store). */
+  /** Releases what the app holds besides the database (the rate limit stores and their Redis connection). */
   close(): Promise<void>;
 }
 
@@ -110,10 +111,16 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     ...(deps.now ? { now: deps.now } : {}),
     ...(deps.mailer ? { mailer: deps.mailer } : {}),
   });
-  const rateLimits = createRateLimits(config.rateLimits, {
+  // One Redis connection (or none) for every limiter: sign-in's and the feature routes'.
+  const limiterStores = createLimiterStores(config.rateLimits, {
     logger,
     ...(deps.now ? { now: deps.now } : {}),
     ...(deps.rateLimitRedis ? { redis: deps.rateLimitRedis } : {}),
+  });
+  const rateLimits = createRateLimits(config.rateLimits, {
+    logger,
+    ...(deps.now ? { now: deps.now } : {}),
+    ...(limiterStores.redis ? { redis: limiterStores.redis } : {}),
     mail: config.mailRateLimits,
   });
   const cookie = { name: config.cookieName, secure: config.secureCookies };
@@ -144,6 +151,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     now,
     service,
     guards,
+    limiterStores,
     cookie,
     signIns: new SignInFinisher({ sessions: service.sessions, cookie, secondFactor: twoFactor.step }),
   };
@@ -178,5 +186,9 @@ export function createApp(deps: IdentityDeps): IdentityApp {
   app.use(markPasswordRejections);
   app.use(errorHandler({ logger, classify, topLevelFields: underAuthBase }));
   const organizations = new OrganizationHousekeeping({ prisma: db.prisma, now });
-  return { app, service, rateLimits, routes, organizations, oauth: oauthStore, close: () => rateLimits.close() };
+  const close = async () => {
+    await rateLimits.close();
+    await limiterStores.close();
+  };
+  return { app, service, rateLimits, routes, organizations, oauth: oauthStore, close };
 }

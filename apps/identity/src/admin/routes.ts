@@ -52,7 +52,7 @@ export function adminRoutes(deps: FeatureDeps): AnyRoute[] {
   const bans = new Bans({ prisma, now });
   const users = new AdminUsers({ prisma, roles, bans, tokens: deps.service.mailTokens, accounts: deps.service.settings, now });
   const impersonation = new Impersonation({ prisma, sessions: deps.service.sessions, roles, users, cookie: deps.cookie, now });
-  const limits = adminLimits({ now, logger: deps.logger });
+  const limits = adminLimits({ now, logger: deps.logger, stores: deps.limiterStores });
   const admin = adminGuard(roles);
   const read = [guards.origin, guards.noStore, limits.perIp, guards.cookies, guards.signedIn, admin, limits.perAdmin];
   const write = [guards.origin, guards.noStore, limits.perIp, guards.body, guards.cookies, guards.signedIn, admin, limits.perAdmin];

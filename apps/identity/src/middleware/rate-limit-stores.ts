@@ -127,7 +127,7 @@ export function throttled(everyMs: number, warn: (message: string) => void): (me
  */
 export function connectRateLimitRedis(url: string, logger: Logger): RateLimitRedis {
   const warn = throttled(30_000, (message) =>
-    logger.warn({ err: message }, "rate limit store (Redis) unavailable; sign-in and sign-up are not rate limited meanwhile"),
+    logger.warn({ err: message }, "rate limit store (Redis) unavailable; rate limited routes are not limited meanwhile"),
   );
   const client = createClient({
     url,

@@ -18,8 +18,8 @@ const TAG = "security-events";
 export function securityEventRoutes(features: FeatureDeps): AnyRoute[] {
   const { guards, prisma, now, logger } = features;
   const log = new EventLog(prisma);
-  const own = eventReadLimits({ now, logger, scope: "account-events" });
-  const admins = eventReadLimits({ now, logger, scope: "admin-events" });
+  const own = eventReadLimits({ now, logger, stores: features.limiterStores, scope: "account-events" });
+  const admins = eventReadLimits({ now, logger, stores: features.limiterStores, scope: "admin-events" });
   const admin = adminGuard(new AdminRoles(prisma));
   return [
     defineRoute({

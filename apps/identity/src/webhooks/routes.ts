@@ -39,7 +39,7 @@ export function webhookRoutes(features: FeatureDeps): AnyRoute[] {
     queue: new AttemptQueue({ timeoutMs: config.webhooks.timeoutMs }),
     now,
   });
-  const limits = adminLimits({ now, logger: features.logger });
+  const limits = adminLimits({ now, logger: features.logger, stores: features.limiterStores, scope: "webhooks-admin" });
   const admin = adminGuard(new AdminRoles(prisma));
   // Only registration reads a body; the origin check refuses cross-site deletes and retries alike.
   const noBody = [guards.origin, guards.noStore, limits.perIp, guards.cookies, guards.signedIn, admin, limits.perAdmin];
