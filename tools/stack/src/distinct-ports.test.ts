@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { distinctPorts } from "./launch.js";
+import { distinctPorts } from "./service-ports.js";
 
 describe("the ports of one launch", () => {
   it("never hands out a port twice, nor a reserved one, even when the source repeats itself", async () => {

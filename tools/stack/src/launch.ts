@@ -4,6 +4,7 @@ import { identityIdpEnv, type LocalIdp, localIdpLine, startLocalIdp } from "./lo
 import { apiMcpEnv, type McpSample, startMcpSample } from "./mcp-sample.js";
 import { ENTRY, VITE, WEB_DIR } from "./paths.js";
 import { type ServiceProcess, startProcess, waitHealthy } from "./processes.js";
+import { distinctPorts, type MetricsEndpoint, metricsPorts } from "./service-ports.js";
 import { type RestartPolicy, type Supervised, supervise } from "./supervise.js";
 
 /**
@@ -69,16 +70,6 @@ export interface StackOptions {
   metrics?: boolean;
 }
 
-/** Where one service serves its metrics. */
-export interface MetricsEndpoint {
-  /** The service process ("identity-1", "api-2", ...). */
-  name: string;
-  /** `host:port` of its metrics listener (a Prometheus scrape target). */
-  target: string;
-  /** `http://host:port/metrics`. */
-  url: string;
-}
-
 /** How `start` spawns a service other than `node <entry>` alone. */
 interface SpawnExtra {
   args?: string[];
@@ -110,30 +101,6 @@ export interface RunningStack {
   /** Restarts the named services with fresh processes (`pnpm dev` after a rebuild). */
   restart(names: (name: string) => boolean): Promise<void>;
   stop(): Promise<void>;
-}
-
-/**
- * Free ports for one launch, none handed out twice. A port `source` found is free only until
- * someone binds it, and the next call can return it again while the service it was meant for is
- * still starting. `reserved` ports (the fixed ones; 0 means none) are never handed out.
- */
-export function distinctPorts(source: () => Promise<number>, reserved: number[] = []): () => Promise<number> {
-  const handedOut = new Set(reserved.filter((p) => p > 0));
-  return async () => {
-    for (;;) {
-      const candidate = await source();
-      if (!handedOut.has(candidate)) {
-        handedOut.add(candidate);
-        return candidate;
-      }
-    }
-  };
-}
-
-/** The address to reach a metrics listener bound to `host` (METRICS_HOST) from this machine. */
-export function metricsHost(host: string | undefined): string {
-  if (!host || host === "0.0.0.0" || host === "::") return "127.0.0.1";
-  return host.includes(":") ? `[${host}]` : host;
 }
 
 /**
@@ -179,15 +146,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
   const processes: ServiceProcess[] = [];
   const identityUrls: string[] = [];
   const apiUrls: string[] = [];
-  const metrics: MetricsEndpoint[] = [];
-  /** METRICS_PORT for the service `name` when `metrics` is asked for (none otherwise). */
-  const metricsEnv = async (name: string): Promise<Record<string, string>> => {
-    if (!options.metrics) return {};
-    const metricsPort = await nextPort();
-    const target = `${metricsHost(options.env?.METRICS_HOST ?? inherited.METRICS_HOST)}:${metricsPort}`;
-    metrics.push({ name, target, url: `http://${target}/metrics` });
-    return { METRICS_PORT: String(metricsPort) };
-  };
+  const metrics = metricsPorts(options.metrics === true, nextPort, options.env?.METRICS_HOST ?? inherited.METRICS_HOST);
   const start = (name: string, entry: string, env: Record<string, string>, healthUrl: string, extra: SpawnExtra = {}): Promise<void> => {
     const index = processes.length;
     // Vite has no /healthz echoing STACK_INSTANCE_ID: any answer of the dev server will do.
@@ -234,7 +193,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
         start(
           `identity-${i}`,
           ENTRY.identity,
-          { PORT: String(p), AUTH_SECRET: options.authSecret, ...identityMail, ...identityIdp, ...(await metricsEnv(`identity-${i}`)) },
+          { PORT: String(p), AUTH_SECRET: options.authSecret, ...identityMail, ...identityIdp, ...(await metrics.envFor(`identity-${i}`)) },
           `http://127.0.0.1:${p}/healthz`,
         ),
       );
@@ -255,7 +214,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
             IDENTITY_URL: identityUrl,
             DATA_ENCRYPTION_KEY: options.dataEncryptionKey,
             ...apiMcp,
-            ...(await metricsEnv(`api-${i}`)),
+            ...(await metrics.envFor(`api-${i}`)),
           },
           `http://127.0.0.1:${p}/healthz`,
         ),
@@ -297,7 +256,7 @@ export async function launchStack(options: StackOptions): Promise<RunningStack> 
     devMail,
     mcpSample,
     localIdp,
-    metrics,
+    metrics: metrics.endpoints,
     processes,
     firstExit: gaveUp.then((g) => g.proc),
     exitReason: gaveUp.then((g) => g.reason),
