@@ -121,6 +121,7 @@ export function createApp(deps: IdentityDeps): IdentityApp {
     logger,
     ...(deps.now ? { now: deps.now } : {}),
     ...(limiterStores.redis ? { redis: limiterStores.redis } : {}),
+    storeFailed: limiterStores.storeFailed,
     mail: config.mailRateLimits,
   });
   const cookie = { name: config.cookieName, secure: config.secureCookies };

@@ -55,4 +55,6 @@ export interface RateLimitDeps {
   redis?: RateLimitRedis;
   /** Limits of the mail-sending routes (default `DEFAULT_MAIL_RATE_LIMITS`). */
   mail?: MailRateLimitSettings;
+  /** Reports a store's failure; the feature limiters' shared warning (window-limits.ts) when given, else a throttled one of its own. */
+  storeFailed?: (message: string) => void;
 }

@@ -111,9 +111,9 @@ export function createRateLimits(settings: RateLimitSettings, deps: RateLimitDep
   };
   // express-rate-limit reports store failures (then lets the request through: passOnStoreError)
   // and configuration warnings through this logger; a failing store would log on every request.
-  const storeWarning = throttled(30_000, (message) =>
-    deps.logger.warn({ err: message }, "rate limit store failed; request allowed without rate limiting"),
-  );
+  const storeWarning =
+    deps.storeFailed ??
+    throttled(30_000, (message) => deps.logger.warn({ err: message }, "rate limit store failed; request allowed without rate limiting"));
   const configWarning = throttled(30_000, (message) => deps.logger.warn({ err: message }, "rate limiter warning"));
   const report = (error: unknown, context?: string) => {
     const message = error instanceof Error ? error.message : String(error);

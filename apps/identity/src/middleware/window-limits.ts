@@ -16,6 +16,12 @@ export interface LimiterStores {
   readonly kind: "redis" | "memory";
   /** The connection the counters use, for the sign-in limiters to share. */
   readonly redis: RateLimitRedis | undefined;
+  /**
+   * Reports a store's failure (Redis down): one throttled warning for every limiter on the
+   * connection, sign-in's included (app.ts hands it to createRateLimits), since one dependency is
+   * down, not one per limiter.
+   */
+  readonly storeFailed: (message: string) => void;
   /** A new store for one limiter; `name` is its key prefix and must be unique among limiters. */
   storeFor(name: string): Store;
   /** Stops the stores, and closes the connection when it opened it. */
@@ -32,6 +38,9 @@ export function limiterStores(
   return {
     kind: redis ? "redis" : "memory",
     redis,
+    storeFailed: throttled(30_000, (message) =>
+      deps.logger.warn({ err: message }, "rate limit store failed; request allowed without rate limiting"),
+    ),
     storeFor(name) {
       const store = redis
         ? new RecoveringRedisStore({ sendCommand: redis.sendCommand, prefix: `${settings.redisPrefix}${name}:` })
@@ -66,13 +75,10 @@ export interface WindowLimit {
  * and logs a throttled warning, as sign-in's limiters do.
  */
 export function windowLimiters(deps: { stores: LimiterStores; now: () => number; logger: Logger; label: string }) {
-  const storeWarning = throttled(30_000, (message) =>
-    deps.logger.warn({ err: message }, `${deps.label} rate limit store failed; request allowed without rate limiting`),
-  );
   const configWarning = throttled(30_000, (message) => deps.logger.warn({ err: message }, `${deps.label} rate limiter warning`));
   const report = (error: unknown, context?: string) => {
     const message = error instanceof Error ? error.message : String(error);
-    if (context?.includes("store")) storeWarning(message);
+    if (context?.includes("store")) deps.stores.storeFailed(message);
     else configWarning(message);
   };
   return (spec: WindowLimit): Guard => {
